@@ -1,0 +1,19 @@
+"""mtlib: metrics and meta-evaluation for the MT-evaluation research book."""
+
+from mtlib.bootstrap import bootstrap_correlations, resample_counts
+from mtlib.correlation import (Correlation, correlate, correlation_curve, correlation_table,
+                               top_systems)
+from mtlib.data import EvalSet, list_evalsets, load_evalset
+from mtlib.metrics import METRICS, Metric, get_metric
+from mtlib.ranking import rank_agreement
+from mtlib.report import beside_paper, wide_beside_paper
+from mtlib.scoring import SystemStats, score_systems
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "__version__", "EvalSet", "load_evalset", "list_evalsets", "METRICS", "Metric", "get_metric",
+    "SystemStats", "score_systems", "Correlation", "correlate", "correlation_table",
+    "correlation_curve", "top_systems", "rank_agreement", "bootstrap_correlations",
+    "resample_counts", "beside_paper", "wide_beside_paper",
+]

@@ -1,0 +1,172 @@
+"""System-level meta-evaluation: correlations, top-K selection, correlation-vs-K curves.
+
+Speaks mt-metrics-eval's language: ``None`` gold scores are dropped together with the
+metric scores of the same systems; a degenerate input (constant scores) gives NaN,
+not an exception. Every statistic is scipy's, named in the result.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+__all__ = ["Correlation", "correlate", "paired", "top_systems", "correlation_curve", "correlation_table",
+           "METHODS", "KENDALL_VARIANTS"]
+
+METHODS = ("pearson", "spearman", "kendall")
+KENDALL_VARIANTS = ("b", "c")  # what scipy.stats.kendalltau offers
+
+
+@dataclass(frozen=True)
+class Correlation:
+    """One correlation coefficient.
+
+    Attributes:
+        method: ``pearson``, ``spearman`` or ``kendall``.
+        variant: Kendall variant (``b`` or ``c``), else ``""``.
+        value: the coefficient (NaN when undefined, e.g. constant input).
+        pvalue: scipy's two-sided p-value.
+        n: number of systems used.
+    """
+
+    method: str
+    variant: str
+    value: float
+    pvalue: float
+    n: int
+
+    @property
+    def statistic(self) -> str:
+        """e.g. ``pearson`` or ``kendall-b``; names the scipy function and variant."""
+        return f"{self.method}-{self.variant}" if self.variant else self.method
+
+    def __float__(self) -> float:
+        return self.value
+
+
+def paired(metric: Mapping[str, float], human: Mapping[str, float | None],
+           systems: Iterable[str] | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Aligns metric and human scores by system, dropping systems whose human score is None.
+
+    Raises ``ValueError`` for a requested system that has no metric score.
+    """
+    names = sorted(human) if systems is None else list(systems)
+    missing = [s for s in names if s not in metric]
+    if missing:
+        raise ValueError(f"no metric score for systems {missing}")
+    missing_h = [s for s in names if s not in human]
+    if missing_h:
+        raise ValueError(f"no human score entry for systems {missing_h}")
+    kept = [s for s in names if human[s] is not None and not math.isnan(human[s])]
+    return kept, np.array([metric[s] for s in kept], float), np.array([human[s] for s in kept], float)
+
+
+def _compute(x: np.ndarray, y: np.ndarray, method: str, variant: str) -> tuple[float, float]:
+    if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return math.nan, math.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy warns on near-constant input; we return its NaN
+        if method == "pearson":
+            r = stats.pearsonr(x, y)
+        elif method == "spearman":
+            r = stats.spearmanr(x, y)
+        else:
+            r = stats.kendalltau(x, y, variant=variant)
+    return float(r.statistic), float(r.pvalue)
+
+
+def correlate(metric: Mapping[str, float], human: Mapping[str, float | None], method: str = "pearson",
+              *, variant: str = "b", systems: Iterable[str] | None = None) -> Correlation:
+    """Correlation between metric and human system scores.
+
+    Args:
+        metric: system -> metric score, oriented so that higher is better is *not*
+            required (take ``abs`` as the papers do, or negate TER first).
+        human: system -> human score; ``None`` entries are dropped in tandem.
+        method: one of :data:`METHODS`.
+        variant: Kendall variant, one of :data:`KENDALL_VARIANTS` (scipy's default is ``b``).
+        systems: restrict to these systems (default: all systems in ``human``).
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown correlation method {method!r}; valid: {list(METHODS)}")
+    if method == "kendall" and variant not in KENDALL_VARIANTS:
+        raise ValueError(f"unknown Kendall variant {variant!r}; valid: {list(KENDALL_VARIANTS)}")
+    kept, x, y = paired(metric, human, systems)
+    value, p = _compute(x, y, method, variant)
+    return Correlation(method, variant if method == "kendall" else "", value, p, len(kept))
+
+
+def top_systems(human: Mapping[str, float | None], k: int | None = None, *,
+                fraction: float | None = None) -> list[str]:
+    """The ``k`` systems with the highest human score (ties broken by name), best first.
+
+    With ``fraction``, ``k = floor(fraction * N)`` over the N systems that have a human
+    score, as the difficulty-aware paper's "top 30%" (22 systems -> 6, 16 -> 4).
+    """
+    scored = sorted(((s, v) for s, v in human.items() if v is not None and not math.isnan(v)),
+                    key=lambda sv: (-sv[1], sv[0]))
+    if (k is None) == (fraction is None):
+        raise ValueError("top_systems: give exactly one of k or fraction")
+    if fraction is not None:
+        if not 0 < fraction <= 1:
+            raise ValueError(f"top_systems: fraction must be in (0, 1], got {fraction}")
+        k = math.floor(fraction * len(scored) + 1e-9)  # 0.3 * 20 must be 6, not 5.999...
+    if k is None or k < 1 or k > len(scored):
+        raise ValueError(f"top_systems: k must be in 1..{len(scored)}, got {k}")
+    return [s for s, _ in scored[:k]]
+
+
+def correlation_curve(metrics: Mapping[str, Mapping[str, float]], human: Mapping[str, float | None],
+                      method: str = "kendall", *, ks: Sequence[int] | None = None,
+                      variant: str = "b") -> pd.DataFrame:
+    """Correlation over the top-K systems by human score, for each K and each metric.
+
+    Args:
+        metrics: metric name -> (system -> score, oriented higher = better).
+        human: system -> human score.
+        ks: the K values (default 3..N; K = 2 only ever gives +-1).
+
+    Returns:
+        A long DataFrame with columns ``metric``, ``k``, ``value``.
+    """
+    n = sum(v is not None for v in human.values())
+    ks = list(range(3, n + 1)) if ks is None else list(ks)
+    rows = []
+    for k in ks:
+        top = top_systems(human, k)
+        for name, scores in metrics.items():
+            rows.append({"metric": name, "k": k,
+                         "value": correlate(scores, human, method, variant=variant, systems=top).value})
+    return pd.DataFrame(rows)
+
+
+_STAT_NAMES = {"pearson": "r", "kendall": "tau", "spearman": "rho"}
+
+
+def correlation_table(metrics: Mapping[str, Mapping[str, float]], human: Mapping[str, float | None],
+                      subsets: Mapping[str, Sequence[str] | None], *, variant: str = "b") -> pd.DataFrame:
+    """r, tau, rho of several metrics on several system subsets, as a long DataFrame.
+
+    Args:
+        metrics: metric name -> (system -> score).
+        human: system -> human score.
+        subsets: subset name -> systems (None = all scored systems).
+
+    Returns:
+        Columns ``metric``, ``subset``, ``stat`` (r / tau / rho), ``value`` (signed),
+        ``abs`` (|value|, as the papers print), ``n``, ``statistic`` (scipy name).
+    """
+    rows = []
+    for subset, systems in subsets.items():
+        for name, scores in metrics.items():
+            for method in ("pearson", "kendall", "spearman"):
+                c = correlate(scores, human, method, variant=variant, systems=systems)
+                rows.append({"metric": name, "subset": subset, "stat": _STAT_NAMES[method],
+                             "value": c.value, "abs": abs(c.value), "n": c.n, "statistic": c.statistic})
+    return pd.DataFrame(rows)

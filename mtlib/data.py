@@ -1,0 +1,266 @@
+"""Evaluation sets in google-research/mt-metrics-eval's file layout.
+
+One *evaluation set* is a test set (``wmt19``) and a language pair (``en-de``)::
+
+    TESTSET/sources/LP.txt                      one segment per line
+    TESTSET/documents/LP.docs                   "DOMAIN DOCNAME" per line (optional)
+    TESTSET/references/LP.REFNAME.txt
+    TESTSET/system-outputs/LP/SYSNAME.txt       references are copied here too
+    TESTSET/human-scores/LP.NAME.LEVEL.score    "SYSNAME SCORE" lines; None = missing
+
+Everything is validated on load; a problem raises ``ValueError`` or
+``FileNotFoundError`` naming the file and what is wrong.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from mtlib import paths
+
+__all__ = ["EvalSet", "load_evalset", "list_evalsets", "STANDARD_REFERENCES"]
+
+# mt-metrics-eval's standard reference per evaluation set where there is more than one
+# reference (meta_info.py); zh-en news uses refA because refB's text is not public.
+STANDARD_REFERENCES: dict[tuple[str, str], str] = {
+    ("wmt19", "en-de"): "ref",
+    ("wmt21.news", "en-de"): "refC",
+    ("wmt21.news", "zh-en"): "refA",
+    ("wmt21.tedtalks", "en-de"): "refA",
+    ("wmt21.tedtalks", "zh-en"): "refB",
+}
+
+_LEVELS_WITH_SYSTEM_LINES = ("sys", "seg")
+
+
+def _read_lines(path: Path) -> list[str]:
+    # Only the line breaks are removed; everything else stays byte-faithful.
+    with open(path, encoding="utf-8", newline="") as f:
+        lines = f.read().split("\n")
+    if lines[-1] == "":  # the final newline (or an empty file)
+        lines.pop()
+    return lines
+
+
+@dataclass(frozen=True)
+class EvalSet:
+    """A loaded evaluation set.
+
+    Attributes:
+        test_set: e.g. ``"wmt19"``.
+        lp: language pair, e.g. ``"en-de"``.
+        src: source segments.
+        refs: reference name -> segments.
+        outputs: system name -> segments (reference copies included, as in MTME).
+        human: ``(name, level)`` -> system -> score (``sys``) or list of scores (``seg``);
+            ``None`` marks a missing score.
+        std_ref: name of the standard reference.
+        docs: document name per segment (empty when there is no documents file).
+        segment_ids: 0-based line numbers of the segments kept (all lines unless subset).
+    """
+
+    test_set: str
+    lp: str
+    src: list[str]
+    refs: dict[str, list[str]]
+    outputs: dict[str, list[str]]
+    human: dict[tuple[str, str], dict[str, object]]
+    std_ref: str
+    docs: list[str] = field(default_factory=list)
+    segment_ids: list[int] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return f"{self.test_set} {self.lp}"
+
+    @property
+    def n_segments(self) -> int:
+        return len(self.src)
+
+    @property
+    def ref_systems(self) -> set[str]:
+        """Outputs that are references scored as systems (MTME's "human" systems)."""
+        return set(self.refs) & set(self.outputs)
+
+    @property
+    def mt_systems(self) -> list[str]:
+        """Machine-translation systems, sorted by name."""
+        return sorted(set(self.outputs) - self.ref_systems)
+
+    @property
+    def human_score_names(self) -> list[tuple[str, str]]:
+        return sorted(self.human)
+
+    def _human(self, level: str, name: str | None) -> dict[str, object]:
+        names = sorted(n for n, lev in self.human if lev == level)
+        if name is None:
+            if len(names) != 1:
+                raise ValueError(
+                    f"{self.name}: {len(names)} {level}-level human scores ({names}); pass name=")
+            name = names[0]
+        if (name, level) not in self.human:
+            raise ValueError(f"{self.name}: no {level}-level human score {name!r}; available: {names}")
+        return self.human[(name, level)]
+
+    def human_sys(self, name: str | None = None, *, include_refs: bool = False) -> dict[str, float | None]:
+        """System-level human scores of the MT systems (``None`` = missing)."""
+        scores = self._human("sys", name)
+        keep = self.outputs if include_refs else self.mt_systems
+        return {s: scores.get(s) for s in sorted(keep)}  # type: ignore[misc]
+
+    def human_seg(self, name: str | None = None, *, include_refs: bool = False) -> dict[str, list[float | None]]:
+        """Segment-level human scores of the MT systems."""
+        scores = self._human("seg", name)
+        keep = self.outputs if include_refs else self.mt_systems
+        return {s: scores[s] for s in sorted(keep) if s in scores}  # type: ignore[misc]
+
+    def select(self, segment_ids: Sequence[int]) -> "EvalSet":
+        """A new EvalSet restricted to the given 0-based positions of this set."""
+        ids = list(segment_ids)
+        bad = [i for i in ids if not 0 <= i < self.n_segments]
+        if bad:
+            raise ValueError(f"{self.name}: segment ids out of range 0..{self.n_segments - 1}: {bad[:5]}")
+
+        def pick(xs):
+            return [xs[i] for i in ids]
+
+        human = {}
+        for key, scores in self.human.items():
+            human[key] = {s: pick(v) for s, v in scores.items()} if key[1] == "seg" else dict(scores)
+        return EvalSet(self.test_set, self.lp, pick(self.src),
+                       {k: pick(v) for k, v in self.refs.items()},
+                       {k: pick(v) for k, v in self.outputs.items()}, human, self.std_ref,
+                       pick(self.docs) if self.docs else [], pick(self.segment_ids))
+
+    def head(self, n: int | None) -> "EvalSet":
+        """The first ``n`` segments (all when ``n`` is None)."""
+        if n is None:
+            return self
+        if n < 1:
+            raise ValueError(f"head: n must be >= 1 or None, got {n}")
+        return self.select(range(min(n, self.n_segments)))
+
+
+def list_evalsets(root: str | os.PathLike | None = None) -> dict[str, list[str]]:
+    """Test set -> language pairs available under the mt-metrics-eval folder."""
+    base = paths.mtme_root(root)
+    out = {}
+    for ts in sorted(p for p in base.iterdir() if (p / "sources").is_dir()):
+        out[ts.name] = sorted(f.name[: -len(".txt")] for f in (ts / "sources").glob("*.txt"))
+    return out
+
+
+def _check_count(path: Path, lines: list, expected: int) -> None:
+    if len(lines) != expected:
+        raise ValueError(f"{path}: {len(lines)} lines, but the source has {expected}")
+
+
+def _parse_score(path: Path, lineno: int, token: str) -> float | None:
+    if token == "None":
+        return None
+    try:
+        value = float(token)
+    except ValueError:
+        raise ValueError(f"{path}:{lineno}: score {token!r} is neither a number nor None") from None
+    if math.isnan(value):
+        return None
+    return value
+
+
+def _read_human(path: Path, level: str, systems: set[str], n_seg: int) -> dict[str, object]:
+    per_system: dict[str, list[float | None]] = {}
+    for lineno, line in enumerate(_read_lines(path), 1):
+        parts = line.split()
+        if len(parts) != 2:
+            raise ValueError(f"{path}:{lineno}: expected 'SYSNAME SCORE', got {line!r}")
+        sysname, token = parts
+        if sysname not in systems:
+            raise ValueError(f"{path}:{lineno}: unknown system {sysname!r} (not in system-outputs)")
+        per_system.setdefault(sysname, []).append(_parse_score(path, lineno, token))
+    if level == "sys":
+        dup = [s for s, v in per_system.items() if len(v) != 1]
+        if dup:
+            raise ValueError(f"{path}: systems with more than one sys-level line: {dup}")
+        return {s: v[0] for s, v in per_system.items()}
+    wrong = {s: len(v) for s, v in per_system.items() if len(v) != n_seg}
+    if wrong:
+        raise ValueError(f"{path}: segment-level blocks must have {n_seg} lines; got {wrong}")
+    return per_system
+
+
+def load_evalset(test_set: str, lp: str, root: str | os.PathLike | None = None, *,
+                 std_ref: str | None = None) -> EvalSet:
+    """Loads and validates one evaluation set.
+
+    Args:
+        test_set: e.g. ``"wmt19"`` (see :func:`list_evalsets`).
+        lp: language pair, e.g. ``"en-de"``.
+        root: the mt-metrics-eval folder; default from :mod:`mtlib.paths`.
+        std_ref: standard reference name; default: the only reference, or
+            :data:`STANDARD_REFERENCES`, or ``"ref"`` when present.
+
+    Returns:
+        The :class:`EvalSet`.
+    """
+    available = list_evalsets(root)
+    if test_set not in available:
+        raise ValueError(f"unknown test set {test_set!r}; known: {sorted(available)}")
+    if lp not in available[test_set]:
+        raise ValueError(f"unknown language pair {lp!r} for {test_set}; known: {available[test_set]}")
+    base = paths.mtme_root(root) / test_set
+
+    src_path = base / "sources" / f"{lp}.txt"
+    src = _read_lines(src_path)
+    n = len(src)
+    if n == 0:
+        raise ValueError(f"{src_path}: empty source file")
+
+    docs: list[str] = []
+    docs_path = base / "documents" / f"{lp}.docs"
+    if docs_path.exists():
+        raw = _read_lines(docs_path)
+        _check_count(docs_path, raw, n)
+        docs = [line.split(" ", 1)[-1] for line in raw]
+
+    refs = {}
+    for path in sorted((base / "references").glob(f"{lp}.*.txt")):
+        name = path.name[len(lp) + 1: -len(".txt")]
+        refs[name] = _read_lines(path)
+        _check_count(path, refs[name], n)
+    if not refs:
+        raise FileNotFoundError(f"{base / 'references'}: no reference for {lp}")
+
+    out_dir = base / "system-outputs" / lp
+    outputs = {}
+    for path in sorted(out_dir.glob("*.txt")):
+        outputs[path.name[: -len(".txt")]] = _read_lines(path)
+        _check_count(path, outputs[path.name[: -len(".txt")]], n)
+    if not outputs:
+        raise FileNotFoundError(f"{out_dir}: no system outputs")
+
+    human: dict[tuple[str, str], dict[str, object]] = {}
+    for path in sorted((base / "human-scores").glob(f"{lp}.*.score")):
+        parts = path.name[len(lp) + 1: -len(".score")].rsplit(".", 1)
+        if len(parts) != 2:
+            raise ValueError(f"{path}: expected a name LP.NAME.LEVEL.score")
+        name, level = parts
+        if level in _LEVELS_WITH_SYSTEM_LINES:
+            human[(name, level)] = _read_human(path, level, set(outputs), n)
+
+    if std_ref is None:
+        if len(refs) == 1:
+            std_ref = next(iter(refs))
+        elif (test_set, lp) in STANDARD_REFERENCES:
+            std_ref = STANDARD_REFERENCES[(test_set, lp)]
+        elif "ref" in refs:
+            std_ref = "ref"
+        else:
+            raise ValueError(f"{test_set} {lp}: several references {sorted(refs)}; pass std_ref=")
+    if std_ref not in refs:
+        raise ValueError(f"{test_set} {lp}: unknown reference {std_ref!r}; known: {sorted(refs)}")
+
+    return EvalSet(test_set, lp, src, refs, outputs, human, std_ref, docs, list(range(n)))

@@ -1,0 +1,190 @@
+"""Executes the book's notebooks with papermill and checks the executed copies.
+
+Sources live in ``notebooks/*.ipynb`` and stay clean; executed copies are written to
+``book/`` (full profile, committed) or to any other folder (small profile, for tests).
+Each executed copy records, in ``metadata.mtlib``, the profile, its parameters and a
+hash of the source, so a stale or small-profile copy in ``book/`` is caught by
+:func:`check_book`.
+
+Usage::
+
+    python -m mtlib.notebooks run --profile full            # all notebooks into book/
+    python -m mtlib.notebooks run --profile small --out /tmp/nb --only wmt19_baselines
+    python -m mtlib.notebooks check                         # is book/ up to date?
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+import yaml
+
+__all__ = ["REPO_ROOT", "list_notebooks", "load_profiles", "source_hash", "run_notebook",
+           "run_all", "output_problems", "check_book", "main"]
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK_DIR = REPO_ROOT / "notebooks"
+BOOK_DIR = REPO_ROOT / "book"
+PROFILES_FILE = NOTEBOOK_DIR / "profiles.yml"
+BOOK_PROFILE = "full"
+
+
+def list_notebooks(notebook_dir: Path = NOTEBOOK_DIR) -> list[str]:
+    """Names (stems) of the source notebooks."""
+    return sorted(p.stem for p in notebook_dir.glob("*.ipynb"))
+
+
+def load_profiles(path: Path = PROFILES_FILE) -> dict[str, dict[str, dict]]:
+    """notebook -> profile -> parameters, from ``notebooks/profiles.yml``."""
+    with open(path, encoding="utf-8") as f:
+        profiles = yaml.safe_load(f) or {}
+    if not isinstance(profiles, dict):
+        raise ValueError(f"{path}: expected a mapping notebook -> profile -> parameters")
+    return profiles
+
+
+def _parameters(name: str, profile: str, profiles: dict) -> dict:
+    if name not in profiles:
+        raise ValueError(f"notebook {name!r} has no entry in {PROFILES_FILE.name}; "
+                         f"notebooks there: {sorted(profiles)}")
+    if profile not in profiles[name]:
+        raise ValueError(f"unknown profile {profile!r} for notebook {name!r}; "
+                         f"known: {sorted(profiles[name])}")
+    return dict(profiles[name][profile] or {})
+
+
+def source_hash(path: Path, parameters: dict) -> str:
+    """SHA-256 of the cells' types and sources plus the profile parameters.
+
+    Outputs, execution counts and metadata do not count: saving a notebook in
+    JupyterLab does not make the book stale, editing a cell or a profile does.
+    """
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    h = hashlib.sha256()
+    for cell in nb["cells"]:
+        src = cell["source"]
+        h.update(cell["cell_type"].encode() + b"\x00" + ("".join(src) if isinstance(src, list) else src).encode())
+        h.update(b"\x01")
+    h.update(json.dumps(parameters, sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def _mark_cells(nb) -> None:
+    for cell in nb.cells:
+        tags = cell.metadata.setdefault("tags", [])
+        # The injected values are recorded in metadata and shown by the notebook itself.
+        if "injected-parameters" in tags and "remove-cell" not in tags:
+            tags.append("remove-cell")
+        if "parameters" in tags and "hide-cell" not in tags:
+            tags.append("hide-cell")
+
+
+def run_notebook(name: str, profile: str, out_dir: Path, *, notebook_dir: Path = NOTEBOOK_DIR,
+                 profiles: dict | None = None, extra_parameters: dict | None = None,
+                 log_output: bool = False) -> Path:
+    """Executes one notebook with a profile; returns the executed copy's path.
+
+    Raises ``RuntimeError`` naming the notebook when execution fails (the papermill
+    error is chained, so the original traceback is kept).
+    """
+    import nbformat
+    import papermill as pm
+
+    src = notebook_dir / f"{name}.ipynb"
+    if not src.exists():
+        raise FileNotFoundError(f"no notebook {src}; notebooks: {list_notebooks(notebook_dir)}")
+    profiles = load_profiles(notebook_dir / PROFILES_FILE.name) if profiles is None else profiles
+    params = _parameters(name, profile, profiles)
+    extra = dict(extra_parameters or {})  # e.g. a data path: recorded, not hashed
+    out_dir.mkdir(parents=True, exist_ok=True)
+    out = out_dir / f"{name}.ipynb"
+    try:
+        pm.execute_notebook(str(src), str(out), parameters={**params, **extra, "profile": profile},
+                            kernel_name="python3", cwd=str(notebook_dir), log_output=log_output,
+                            progress_bar=False)
+    except Exception as err:
+        raise RuntimeError(f"notebook {name!r} failed with profile {profile!r} "
+                           f"(partial output in {out}): {err}") from err
+    nb = nbformat.read(out, as_version=4)
+    _mark_cells(nb)
+    nb.metadata["mtlib"] = {"profile": profile, "parameters": params, "overrides": extra,
+                            "source_sha256": source_hash(src, params)}
+    nbformat.write(nb, out)
+    return out
+
+
+def run_all(profile: str, out_dir: Path, only: Sequence[str] | None = None, **kwargs) -> list[Path]:
+    names = list(only) if only else list_notebooks(kwargs.get("notebook_dir", NOTEBOOK_DIR))
+    return [run_notebook(n, profile, out_dir, **kwargs) for n in names]
+
+
+def output_problems(path: Path) -> list[str]:
+    """Error outputs, and figure cells (``mystnb.figure`` metadata) without an image."""
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    problems = []
+    for i, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        outputs = cell.get("outputs", [])
+        for out in outputs:
+            if out.get("output_type") == "error":
+                problems.append(f"{path.name} cell {i}: {out.get('ename')}: {out.get('evalue')}")
+        figure = cell.get("metadata", {}).get("mystnb", {}).get("figure")
+        if figure and not any("image/png" in o.get("data", {}) or "image/svg+xml" in o.get("data", {})
+                              for o in outputs):
+            problems.append(f"{path.name} cell {i}: figure {figure.get('name')!r} has no image output")
+    return problems
+
+
+def check_book(book_dir: Path = BOOK_DIR, notebook_dir: Path = NOTEBOOK_DIR) -> list[str]:
+    """Problems that make ``book/`` out of date with ``notebooks/`` (empty list = fine)."""
+    profiles = load_profiles(notebook_dir / PROFILES_FILE.name)
+    problems = []
+    for name in list_notebooks(notebook_dir):
+        executed = book_dir / f"{name}.ipynb"
+        if not executed.exists():
+            problems.append(f"{name}: not executed into {book_dir.name}/ (run: python -m mtlib.notebooks run)")
+            continue
+        meta = json.loads(executed.read_text(encoding="utf-8"))["metadata"].get("mtlib", {})
+        if meta.get("profile") != BOOK_PROFILE:
+            problems.append(f"{name}: executed with profile {meta.get('profile')!r}, the book needs {BOOK_PROFILE!r}")
+            continue
+        params = _parameters(name, BOOK_PROFILE, profiles)
+        if meta.get("source_sha256") != source_hash(notebook_dir / f"{name}.ipynb", params):
+            problems.append(f"{name}: stale: source or profile changed since it was executed")
+    return problems
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m mtlib.notebooks", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    run = sub.add_parser("run", help="execute notebooks with a profile")
+    run.add_argument("--profile", default=BOOK_PROFILE)
+    run.add_argument("--out", type=Path, default=None, help=f"output folder (default: book/ for {BOOK_PROFILE!r})")
+    run.add_argument("--only", nargs="*", help="notebook names (default: all)")
+    run.add_argument("-p", "--param", nargs=2, action="append", default=[], metavar=("NAME", "YAML_VALUE"),
+                     help="override a parameter, e.g. -p mtme_root /data/mt-metrics-eval")
+    sub.add_parser("check", help="report executed notebooks in book/ that are stale")
+    args = parser.parse_args(argv)
+    if args.cmd == "check":
+        problems = check_book()
+        print("\n".join(problems) if problems else "book/ is up to date")
+        return 1 if problems else 0
+    out = args.out
+    if out is None:
+        if args.profile != BOOK_PROFILE:
+            parser.error(f"--out is required for profile {args.profile!r}: only {BOOK_PROFILE!r} goes into book/")
+        out = BOOK_DIR
+    extra = {k: yaml.safe_load(v) for k, v in args.param}
+    for path in run_all(args.profile, out, args.only, extra_parameters=extra, log_output=True):
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

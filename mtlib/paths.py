@@ -1,0 +1,91 @@
+"""Where data and caches live: the one place that resolves them.
+
+The data root is the folder that holds ``mt-metrics-eval/`` (and, for later chapters,
+``vat-release/`` and friends). It comes from, in order:
+
+1. an explicit argument,
+2. the environment variable ``MTLIB_DATA``,
+3. ``../shared/data`` next to the current directory or next to the repository
+   that holds this package, when it exists.
+
+An mt-metrics-eval folder can also be given directly with ``MTLIB_MTME`` (for example
+the ``mt-metrics-eval-v2`` folder that :func:`mtlib.download.download_mtme` unpacks).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+DATA_ENV = "MTLIB_DATA"
+MTME_ENV = "MTLIB_MTME"
+CACHE_ENV = "MTLIB_CACHE"
+
+_REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def _default_data_candidates() -> list[Path]:
+    # Notebooks run with cwd = notebooks/ or book/, tests and scripts from the repo root.
+    candidates = [Path.cwd() / ".." / "shared" / "data", Path.cwd() / ".." / ".." / "shared" / "data",
+                  _REPO_ROOT / ".." / "shared" / "data"]
+    return [c.resolve() for c in candidates]
+
+
+def data_root(root: str | os.PathLike | None = None) -> Path:
+    """Returns the data root folder, or raises ``FileNotFoundError`` saying how to set it."""
+    if root is not None:
+        path = Path(root).expanduser()
+        if not path.is_dir():
+            raise FileNotFoundError(f"data root {path} does not exist")
+        return path
+    env = os.environ.get(DATA_ENV)
+    if env:
+        path = Path(env).expanduser()
+        if not path.is_dir():
+            raise FileNotFoundError(f"{DATA_ENV}={env} does not name an existing folder")
+        return path
+    for candidate in _default_data_candidates():
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(
+        f"No data root found. Set {DATA_ENV} to the folder that holds mt-metrics-eval/ "
+        f"(or {MTME_ENV} to an mt-metrics-eval folder itself), or pass root=... . "
+        "Users with internet can fetch the official archive with "
+        "`python -m mtlib.download` and point MTLIB_MTME at the folder it prints."
+    )
+
+
+def mtme_root(root: str | os.PathLike | None = None) -> Path:
+    """Returns the mt-metrics-eval folder (holding ``wmt19/`` etc.)."""
+    if root is not None:
+        path = Path(root).expanduser()
+        if not path.is_dir():
+            raise FileNotFoundError(f"mt-metrics-eval folder {path} does not exist")
+        return path
+    env = os.environ.get(MTME_ENV)
+    if env:
+        path = Path(env).expanduser()
+        if not path.is_dir():
+            raise FileNotFoundError(f"{MTME_ENV}={env} does not name an existing folder")
+        return path
+    path = data_root() / "mt-metrics-eval"
+    if not path.is_dir():
+        raise FileNotFoundError(f"{path} does not exist: the data root has no mt-metrics-eval/ folder")
+    return path
+
+
+def has_mtme_data() -> bool:
+    """True when an mt-metrics-eval folder can be found (used to skip data tests)."""
+    try:
+        mtme_root()
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def cache_dir() -> Path:
+    """Cache folder for downloads and computed statistics (``MTLIB_CACHE`` or ``~/.cache/mtlib``)."""
+    env = os.environ.get(CACHE_ENV)
+    path = Path(env).expanduser() if env else Path.home() / ".cache" / "mtlib"
+    path.mkdir(parents=True, exist_ok=True)
+    return path

@@ -1,0 +1,46 @@
+"""Putting our numbers beside a paper's: the helpers every chapter uses."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import pandas as pd
+
+__all__ = ["beside_paper", "wide_beside_paper"]
+
+
+def beside_paper(ours: pd.DataFrame, paper: pd.DataFrame, on: Sequence[str], *,
+                 ours_col: str = "abs", paper_col: str = "paper", decimals: int = 3) -> pd.DataFrame:
+    """Adds the paper's value and ``delta = ours - paper`` to each of our rows.
+
+    Our value is rounded to the paper's precision first. Our rows without a paper value
+    keep NaN in ``paper`` and ``delta``; several of our rows may share one paper row
+    (e.g. two BLEU tokenisations compared with the paper's one BLEU).
+    """
+    right = paper[list(on) + [paper_col]].rename(columns={paper_col: "paper"})
+    if right.duplicated(list(on)).any():
+        raise ValueError(f"paper table has duplicate rows for keys {list(on)}")
+    df = ours.merge(right, on=list(on), how="left", validate="many_to_one")
+    df["ours"] = df[ours_col].round(decimals)
+    df["delta"] = (df["ours"] - df["paper"]).round(decimals)
+    return df
+
+
+def wide_beside_paper(df: pd.DataFrame, index: Sequence[str], stats: Sequence[str],
+                      stat_col: str = "stat") -> pd.DataFrame:
+    """One row per ``index``, and for each stat the columns ``|s| ours``, ``|s| paper``, ``Δs``.
+
+    Rows keep their first-seen order. Raises ``ValueError`` on duplicate rows rather than
+    averaging them.
+    """
+    keys = list(index) + [stat_col]
+    if df.duplicated(keys).any():
+        raise ValueError(f"duplicate rows for {keys}")
+    wide = df.set_index(keys)[["ours", "paper", "delta"]].unstack(stat_col)
+    columns = {}
+    for s in stats:
+        columns[f"|{s}| ours"] = wide[("ours", s)]
+        columns[f"|{s}| paper"] = wide[("paper", s)]
+        columns[f"Δ{s}"] = wide[("delta", s)]
+    order = df[list(index)].drop_duplicates().apply(tuple, axis=1).tolist()
+    return pd.DataFrame(columns).reindex(pd.MultiIndex.from_tuples(order, names=list(index)))

@@ -1,0 +1,101 @@
+"""Scoring every system of an evaluation set, with segment statistics cached on disk.
+
+The cache key is a SHA-256 of the metric signature, the hypotheses and the references,
+so a hit is exact: any change of text or setting misses (STYLE.md, item 7).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from mtlib import paths
+from mtlib.data import EvalSet
+from mtlib.metrics import Metric
+
+__all__ = ["SystemStats", "score_systems", "stats_key"]
+
+
+def stats_key(metric: Metric, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> str:
+    h = hashlib.sha256()
+    # Length-prefixed fields: no two different inputs serialise to the same bytes.
+    def field(data: bytes) -> None:
+        h.update(len(data).to_bytes(8, "little") + data)
+
+    field(metric.signature.encode())
+    for stream in [hyps, *refs]:
+        field(str(len(stream)).encode())
+        for line in stream:
+            field(line.encode("utf-8"))
+    return h.hexdigest()
+
+
+class SystemStats(dict):
+    """system -> segment statistics (segments, n_stats) for one metric and reference set.
+
+    Attributes:
+        metric: the :class:`~mtlib.metrics.Metric` that produced them.
+        signature: the metric signature after scoring.
+        ref_names: the references used.
+    """
+
+    def __init__(self, metric: Metric, ref_names: list[str], data: dict[str, np.ndarray]):
+        super().__init__(data)
+        self.metric = metric
+        self.ref_names = ref_names
+        self.signature = f"{metric.signature}|refs:{'+'.join(ref_names)}"
+
+    def system_scores(self) -> dict[str, float]:
+        """Corpus-level score per system."""
+        return {s: self.metric.score_from_stats(st.sum(axis=0)) for s, st in self.items()}
+
+    def segment_scores(self) -> dict[str, np.ndarray]:
+        """Per-segment scores from each segment's own statistics."""
+        return {s: self.metric.scores_from_stats(st) for s, st in self.items()}
+
+
+def score_systems(evs: EvalSet, metric: Metric, systems: Iterable[str] | None = None,
+                  ref_names: Sequence[str] | None = None, *, cache: bool | str | os.PathLike = True
+                  ) -> SystemStats:
+    """Segment statistics of every (MT) system against the given references.
+
+    Args:
+        evs: the evaluation set.
+        metric: a metric instance.
+        systems: systems to score (default: ``evs.mt_systems``).
+        ref_names: references (default: ``[evs.std_ref]``).
+        cache: True for the default cache folder, a folder, or False.
+
+    Returns:
+        A :class:`SystemStats`.
+    """
+    systems = list(evs.mt_systems if systems is None else systems)
+    ref_names = [evs.std_ref] if ref_names is None else list(ref_names)
+    unknown = [s for s in systems if s not in evs.outputs]
+    if unknown:
+        raise ValueError(f"{evs.name}: unknown systems {unknown}; known: {sorted(evs.outputs)}")
+    unknown = [r for r in ref_names if r not in evs.refs]
+    if unknown:
+        raise ValueError(f"{evs.name}: unknown references {unknown}; known: {sorted(evs.refs)}")
+    refs = [evs.refs[r] for r in ref_names]
+    folder: Path | None = None
+    if cache:
+        folder = (paths.cache_dir() if cache is True else Path(cache)) / "stats" / metric.name
+        folder.mkdir(parents=True, exist_ok=True)
+    out = {}
+    for s in systems:
+        hyps = evs.outputs[s]
+        path = folder / f"{stats_key(metric, hyps, refs)}.npy" if folder else None
+        if path is not None and path.exists():
+            out[s] = np.load(path)
+            continue
+        out[s] = metric.segment_stats(hyps, refs)
+        if path is not None:
+            tmp = path.with_suffix(".tmp.npy")
+            np.save(tmp, out[s])
+            tmp.replace(path)  # atomic: an interrupted run leaves no half-written entry
+    return SystemStats(metric, ref_names, out)

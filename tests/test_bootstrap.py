@@ -1,0 +1,51 @@
+import numpy as np
+import pytest
+
+from mtlib.bootstrap import bootstrap_correlations, resample_counts
+from mtlib.data import load_evalset
+from mtlib.metrics import BLEU, TER
+from mtlib.scoring import SystemStats, score_systems
+
+
+def test_resample_counts():
+    c = resample_counts(50, 20, seed=0)
+    assert c.shape == (20, 50) and (c.sum(axis=1) == 50).all()
+    np.testing.assert_array_equal(c, resample_counts(50, 20, seed=0))  # seed 0 is a seed, not "none"
+    assert not np.array_equal(c, resample_counts(50, 20, seed=1))
+    with pytest.raises(ValueError, match="n_segments >= 1"):
+        resample_counts(0, 5, seed=0)
+
+
+def test_bootstrap_interval_brackets_point(tiny_mtme):
+    evs = load_evalset("toy", "de-en", root=tiny_mtme)
+    stats = {"BLEU": score_systems(evs, BLEU(), cache=False), "TER": score_systems(evs, TER(), cache=False)}
+    df, samples = bootstrap_correlations(stats, evs.human_sys(), "pearson", n_resamples=200, seed=3,
+                                         return_samples=True)
+    assert list(df.index) == ["BLEU", "TER"] and (df["n"] == 3).all()
+    assert (df["low"] <= df["value"] + 1e-9).all() and (df["value"] <= df["high"] + 1e-9).all()
+    assert df.loc["TER", "value"] > 0  # TER is negated: agreement with humans is positive
+    assert samples["BLEU"].shape == (200,)
+    assert df.attrs["signature"] == "bootstrap:segments|stat:pearson|n:200|seed:3|ci:95%-percentile"
+    again = bootstrap_correlations(stats, evs.human_sys(), "pearson", n_resamples=200, seed=3)
+    assert again.equals(df)
+
+
+def test_bootstrap_matches_direct_rescoring(tiny_mtme):
+    # One resample by hand: re-scoring the drawn segments gives the same corpus score.
+    evs = load_evalset("toy", "de-en", root=tiny_mtme)
+    st = score_systems(evs, BLEU(), cache=False)
+    counts = resample_counts(4, 1, seed=5)[0]
+    ids = [i for i in range(4) for _ in range(counts[i])]
+    hyps = [evs.outputs["sysB"][i] for i in ids]
+    refs = [[evs.refs["ref"][i] for i in ids]]
+    assert BLEU().score_from_stats(counts @ st["sysB"]) == pytest.approx(BLEU().corpus_score(hyps, refs))
+
+
+def test_bootstrap_rejects_mismatched_segments(tiny_mtme):
+    evs = load_evalset("toy", "de-en", root=tiny_mtme)
+    a = score_systems(evs, BLEU(), cache=False)
+    b = score_systems(evs.head(2), BLEU(), cache=False)
+    with pytest.raises(ValueError, match="same segments"):
+        bootstrap_correlations({"a": a, "b": b}, evs.human_sys())
+    with pytest.raises(ValueError, match="alpha"):
+        bootstrap_correlations({"a": a}, evs.human_sys(), alpha=1.5)

@@ -1,0 +1,111 @@
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from mtlib.correlation import correlate, correlation_curve, correlation_table, top_systems
+from mtlib.paper_results import DA_TABLE1, DA_TABLE2, DA_TABLE2_SUM_ABS_DELTA
+from mtlib.ranking import rank_agreement
+
+RNG = np.random.default_rng(7)
+X = RNG.normal(size=12)
+Y = X + RNG.normal(size=12)
+NAMES = [f"s{i}" for i in range(12)]
+
+
+@pytest.mark.parametrize("method, variant, scipy_fn", [
+    ("pearson", "b", lambda x, y: stats.pearsonr(x, y)),
+    ("spearman", "b", lambda x, y: stats.spearmanr(x, y)),
+    ("kendall", "b", lambda x, y: stats.kendalltau(x, y, variant="b")),
+    ("kendall", "c", lambda x, y: stats.kendalltau(x, y, variant="c")),
+])
+def test_parity_with_scipy(method, variant, scipy_fn):
+    c = correlate(dict(zip(NAMES, X)), dict(zip(NAMES, Y)), method, variant=variant)
+    ref = scipy_fn(X, Y)
+    assert c.value == pytest.approx(ref.statistic, abs=1e-12)
+    assert c.pvalue == pytest.approx(ref.pvalue, abs=1e-12)
+    assert c.n == 12
+    assert c.statistic == (f"kendall-{variant}" if method == "kendall" else method)
+
+
+def test_kendall_hand_value():
+    # 3 systems, pairs (1,2) (1,3) concordant, (2,3) discordant: tau = (2 - 1) / 3.
+    c = correlate({"a": 1, "b": 2, "c": 3}, {"a": 1, "b": 3, "c": 2}, "kendall")
+    assert c.value == pytest.approx(1 / 3)
+
+
+def test_none_human_scores_dropped_in_tandem():
+    metric = {"a": 1.0, "b": 2.0, "c": 3.0, "d": 100.0}
+    human = {"a": 1.0, "b": 2.0, "c": 3.0, "d": None}
+    c = correlate(metric, human, "pearson")
+    assert c.n == 3 and c.value == pytest.approx(1.0)
+
+
+def test_constant_input_gives_nan_not_exception():
+    c = correlate({"a": 1.0, "b": 1.0, "c": 1.0}, {"a": 1.0, "b": 2.0, "c": 3.0}, "kendall")
+    assert math.isnan(c.value)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="unknown correlation method 'cosine'"):
+        correlate({"a": 1}, {"a": 1}, "cosine")
+    with pytest.raises(ValueError, match="unknown Kendall variant 'a'"):
+        correlate({"a": 1}, {"a": 1}, "kendall", variant="a")
+    with pytest.raises(ValueError, match=r"no metric score for systems \['b'\]"):
+        correlate({"a": 1}, {"a": 1, "b": 2})
+
+
+@pytest.mark.parametrize("n, k", [(22, 6), (16, 4), (20, 6), (10, 3), (3, 0)])
+def test_top_fraction_is_floor(n, k):
+    human = {f"s{i:02d}": float(i) for i in range(n)}
+    if k == 0:
+        with pytest.raises(ValueError, match="k must be in 1.."):
+            top_systems(human, fraction=0.3)
+    else:
+        assert top_systems(human, fraction=0.3) == [f"s{i:02d}" for i in range(n - 1, n - 1 - k, -1)]
+
+
+def test_top_systems_skips_missing_and_breaks_ties_by_name():
+    human = {"b": 1.0, "a": 1.0, "c": None, "d": 0.5}
+    assert top_systems(human, 2) == ["a", "b"]
+    with pytest.raises(ValueError, match="exactly one of k or fraction"):
+        top_systems(human)
+
+
+def test_correlation_curve_and_table():
+    human = dict(zip(NAMES, Y))
+    curve = correlation_curve({"m": dict(zip(NAMES, X))}, human)
+    assert list(curve["k"]) == list(range(3, 13))
+    full = curve.loc[curve["k"] == 12, "value"].item()
+    assert full == pytest.approx(stats.kendalltau(X, Y).statistic)
+    table = correlation_table({"m": dict(zip(NAMES, X))}, human, {"all": None, "top": top_systems(human, 5)})
+    assert list(table["stat"][:3]) == ["r", "tau", "rho"] and set(table["n"]) == {12, 5}
+    assert (table["abs"] == table["value"].abs()).all()
+
+
+# The difficulty-aware paper's Table 2 (top-6 WMT19 en-de systems): the printed Δrank sums.
+@pytest.mark.parametrize("metric", ["BLEU", "TER", "METEOR", "BERTScore", "DA-BERTScore"])
+def test_rank_agreement_reproduces_paper_table2(metric):
+    systems = list(DA_TABLE2)
+    human = {s: v["HUMAN"] for s, v in DA_TABLE2.items()}
+    scores = {s: v[metric] for s, v in DA_TABLE2.items()}
+    ra = rank_agreement(scores, human, systems, higher_is_better=metric != "TER")
+    assert ra.attrs["sum_abs_delta"] == DA_TABLE2_SUM_ABS_DELTA[metric]
+    if metric == "BLEU":  # arrows printed in the paper: ↓5 ↓1 ↑1 ↑3 ✓0 ↑2
+        assert list(ra["delta"]) == [-5, -1, 1, 3, 0, 2]
+
+
+def test_paper_tables_agree_for_bleu_and_ter():
+    # Table 2's BLEU and TER scores give Table 1's top-30% en-de correlations: a check of
+    # our statistics against two tables of the same paper.
+    human = {s: v["HUMAN"] for s, v in DA_TABLE2.items()}
+    for metric in ["BLEU", "TER"]:
+        scores = {s: v[metric] for s, v in DA_TABLE2.items()}
+        got = tuple(round(abs(correlate(scores, human, m).value), 3) for m in ("pearson", "kendall", "spearman"))
+        assert got == DA_TABLE1[("en-de", "top30")][metric]
+
+
+def test_rank_agreement_rejects_missing_scores():
+    with pytest.raises(ValueError, match="no metric or human score"):
+        rank_agreement({"a": 1.0}, {"a": 1.0, "b": 2.0}, ["a", "b"])

@@ -1,0 +1,102 @@
+"""The book in book/ is current, every notebook runs on the small profile, the book builds."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mtlib import notebooks as nbr
+
+from conftest import requires_data
+
+
+def test_book_is_up_to_date_and_full_profile():
+    assert nbr.check_book() == [], "re-run: python -m mtlib.notebooks run --profile full"
+
+
+def test_source_hash_tracks_cells_and_profile(tmp_path):
+    src = nbr.NOTEBOOK_DIR / "wmt19_baselines.ipynb"
+    nb = json.loads(src.read_text())
+    base = nbr.source_hash(src, {"a": 1})
+    assert nbr.source_hash(src, {"a": 2}) != base
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "x"}]
+    copy = tmp_path / "nb.ipynb"
+    copy.write_text(json.dumps(nb))
+    assert nbr.source_hash(copy, {"a": 1}) == base  # outputs do not count
+    nb["cells"][0]["source"] = "# edited"
+    copy.write_text(json.dumps(nb))
+    assert nbr.source_hash(copy, {"a": 1}) != base
+
+
+def test_check_book_flags_small_profile_and_stale(tmp_path):
+    book = tmp_path / "book"
+    book.mkdir()
+    for name in nbr.list_notebooks():
+        nb = json.loads((nbr.BOOK_DIR / f"{name}.ipynb").read_text())
+        nb["metadata"]["mtlib"]["profile"] = "small"
+        (book / f"{name}.ipynb").write_text(json.dumps(nb))
+    problems = nbr.check_book(book)
+    assert problems and all("profile 'small'" in p for p in problems)
+    for name in nbr.list_notebooks():
+        nb = json.loads((nbr.BOOK_DIR / f"{name}.ipynb").read_text())
+        nb["metadata"]["mtlib"]["source_sha256"] = "0" * 64
+        (book / f"{name}.ipynb").write_text(json.dumps(nb))
+    assert all("stale" in p for p in nbr.check_book(book))
+    (book / f"{nbr.list_notebooks()[0]}.ipynb").unlink()
+    assert any("not executed" in p for p in nbr.check_book(book))
+
+
+def test_unknown_profile_and_notebook_named_in_error(tmp_path):
+    with pytest.raises(ValueError, match="unknown profile 'huge' for notebook 'wmt19_baselines'"):
+        nbr.run_notebook("wmt19_baselines", "huge", tmp_path)
+    with pytest.raises(FileNotFoundError, match="no notebook"):
+        nbr.run_notebook("nope", "small", tmp_path)
+
+
+@requires_data
+@pytest.mark.data
+@pytest.mark.slow
+@pytest.mark.parametrize("name", nbr.list_notebooks())
+def test_notebook_runs_on_small_profile(name, tmp_path):
+    out = nbr.run_notebook(name, "small", tmp_path)
+    assert nbr.output_problems(out) == []
+    nb = json.loads(out.read_text())
+    assert nb["metadata"]["mtlib"]["profile"] == "small"
+    assert any("image/png" in o.get("data", {}) for c in nb["cells"] for o in c.get("outputs", []))
+    assert not (nbr.BOOK_DIR / name).exists()  # test runs never write into book/
+
+
+@requires_data
+@pytest.mark.data
+@pytest.mark.slow
+@pytest.mark.parametrize("param, value, message", [
+    ("language_pairs", ["xx-yy"], "unknown language pair 'xx-yy' for wmt19"),
+    ("language_pairs", "de-en", "parameter language_pairs: expected a non-empty list"),
+    ("n_segments", 0, "parameter n_segments: expected an integer >= 1 or None"),
+    ("metrics", ["BLEU", "COMET"], "parameter metrics: unknown \\['COMET'\\]"),
+])
+def test_broken_parameter_fails_naming_the_notebook(tmp_path, param, value, message):
+    with pytest.raises(RuntimeError, match=r"(?s)notebook 'wmt19_baselines' failed with profile 'small'.*" + message):
+        nbr.run_notebook("wmt19_baselines", "small", tmp_path, extra_parameters={param: value})
+
+
+def test_executed_book_has_no_errors_and_all_figures():
+    for name in nbr.list_notebooks():
+        assert nbr.output_problems(nbr.BOOK_DIR / f"{name}.ipynb") == []
+
+
+@pytest.mark.slow
+def test_book_builds_with_warnings_as_errors(tmp_path):
+    exe = shutil.which("jupyter-book") or str(Path(sys.executable).parent / "jupyter-book")
+    result = subprocess.run([exe, "build", "-W", "-n", "--keep-going", "--path-output", str(tmp_path),
+                             str(nbr.REPO_ROOT)], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    html = tmp_path / "_build" / "html" / "book" / "wmt19_baselines.html"
+    text = html.read_text(encoding="utf-8")
+    assert "Table 1" in text and text.count("<img") >= 2
+    assert (tmp_path / "_build" / "html" / "_static" / "mathjax" / "tex-chtml.js").exists()
