@@ -31,18 +31,26 @@ def _default_data_candidates() -> list[Path]:
     return [c.resolve() for c in candidates]
 
 
-def data_root(root: str | os.PathLike | None = None) -> Path:
-    """Returns the data root folder, or raises ``FileNotFoundError`` saying how to set it."""
+def _given(root: str | os.PathLike | None, env: str, what: str) -> Path | None:
+    """The folder named by the argument, else by the environment variable, else None."""
     if root is not None:
         path = Path(root).expanduser()
         if not path.is_dir():
-            raise FileNotFoundError(f"data root {path} does not exist")
+            raise FileNotFoundError(f"{what} {path} does not exist")
         return path
-    env = os.environ.get(DATA_ENV)
-    if env:
-        path = Path(env).expanduser()
+    value = os.environ.get(env)
+    if value:
+        path = Path(value).expanduser()
         if not path.is_dir():
-            raise FileNotFoundError(f"{DATA_ENV}={env} does not name an existing folder")
+            raise FileNotFoundError(f"{env}={value} does not name an existing folder")
+        return path
+    return None
+
+
+def data_root(root: str | os.PathLike | None = None) -> Path:
+    """Returns the data root folder, or raises ``FileNotFoundError`` saying how to set it."""
+    path = _given(root, DATA_ENV, "data root")
+    if path is not None:
         return path
     for candidate in _default_data_candidates():
         if candidate.is_dir():
@@ -57,16 +65,8 @@ def data_root(root: str | os.PathLike | None = None) -> Path:
 
 def mtme_root(root: str | os.PathLike | None = None) -> Path:
     """Returns the mt-metrics-eval folder (holding ``wmt19/`` etc.)."""
-    if root is not None:
-        path = Path(root).expanduser()
-        if not path.is_dir():
-            raise FileNotFoundError(f"mt-metrics-eval folder {path} does not exist")
-        return path
-    env = os.environ.get(MTME_ENV)
-    if env:
-        path = Path(env).expanduser()
-        if not path.is_dir():
-            raise FileNotFoundError(f"{MTME_ENV}={env} does not name an existing folder")
+    path = _given(root, MTME_ENV, "mt-metrics-eval folder")
+    if path is not None:
         return path
     path = data_root() / "mt-metrics-eval"
     if not path.is_dir():

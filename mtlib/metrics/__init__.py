@@ -6,11 +6,13 @@ from mtlib.metrics.base import Metric
 from mtlib.metrics.bleu import BLEU
 from mtlib.metrics.chrf import ChrF
 from mtlib.metrics.meteor import METEOR
+from mtlib.metrics.otem_utem import Otem, Utem
 from mtlib.metrics.ter import TER
 
-__all__ = ["METRICS", "Metric", "get_metric", "BLEU", "ChrF", "TER", "METEOR"]
+__all__ = ["METRICS", "Metric", "get_metric", "BLEU", "ChrF", "TER", "METEOR", "Otem", "Utem"]
 
-METRICS: dict[str, type[Metric]] = {"BLEU": BLEU, "chrF": ChrF, "TER": TER, "METEOR": METEOR}
+METRICS: dict[str, type[Metric]] = {"BLEU": BLEU, "chrF": ChrF, "TER": TER, "METEOR": METEOR,
+                                     "Otem": Otem, "Utem": Utem}
 
 
 def get_metric(name: str, **kwargs) -> Metric:

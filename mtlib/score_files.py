@@ -1,0 +1,68 @@
+"""Command line: score a hypothesis file against reference files with any registered metric.
+
+Usage::
+
+    python -m mtlib.score_files --metric Otem --hyp hyp.txt --ref ref1.txt ref2.txt
+    python -m mtlib.score_files --metric Utem -o order=4 -o tokenize=none --hyp hyp.txt --ref ref.txt
+
+Prints the corpus score and the signature; ``--sentences`` prints one score per line instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Sequence
+
+import yaml
+
+from mtlib.metrics import METRICS, get_metric
+
+__all__ = ["main", "read_lines"]
+
+
+def read_lines(path: Path) -> list[str]:
+    if not path.is_file():
+        raise FileNotFoundError(f"no such file: {path}")
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m mtlib.score_files", description=__doc__.split("\n")[0])
+    parser.add_argument("--metric", required=True, help=f"one of {sorted(METRICS)}")
+    parser.add_argument("--hyp", required=True, type=Path, help="hypothesis file, one segment per line")
+    parser.add_argument("--ref", required=True, type=Path, nargs="+", help="reference file(s)")
+    parser.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="metric setting, e.g. order=2 or tokenize=none (values parsed as YAML)")
+    parser.add_argument("--sentences", action="store_true", help="print one score per segment")
+    args = parser.parse_args(argv)
+    options = {}
+    for item in args.option:
+        if "=" not in item:
+            parser.error(f"option {item!r} is not KEY=VALUE")
+        key, value = item.split("=", 1)
+        options[key] = yaml.safe_load(value)
+    try:
+        metric = get_metric(args.metric, **options)
+        hyps = read_lines(args.hyp)
+        refs = [read_lines(r) for r in args.ref]
+        for path, lines in zip(args.ref, refs):
+            if len(lines) != len(hyps):
+                raise ValueError(f"{path}: {len(lines)} lines, but {args.hyp} has {len(hyps)}")
+        if args.sentences:
+            print("\n".join(f"{s:.6f}" for s in metric.sentence_scores(hyps, refs)))
+        else:
+            print(f"{metric.corpus_score(hyps, refs):.6f}\t{metric.signature}")
+    except (ValueError, TypeError, FileNotFoundError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

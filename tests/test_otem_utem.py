@@ -1,0 +1,86 @@
+import math
+
+import pytest
+
+from mtlib.metrics.otem_utem import Otem, Utem, count_over, count_under, ngram_counts
+
+# The paper's Section 1 example (Yang et al. 2018), lowercased as printed.
+REFS = [
+    "he urged that the united states maintain a clear notion of the peace in the middle east and play its due role in this so that the un resolutions can be actually implemented .",
+    "he urged u.s. to adopt a clear position in the middle east peace process and play its role accordingly . This is necessary for a realistic execution of united nations ' resolutions .",
+    "he called for us to make clear its views on mideast peace and play its role to ensure related un resolutions be enforced .",
+    "he called on the us to have a clear cut opinion on the middle east peace , and play an important role on it and bring concrete implementation of relative un resolutions .",
+]
+CAND1 = "he called on the united states to have a clear view on peace in the middle east peace and play a role in this regard so that the relevant un resolutions can be effectively implemented ."
+CAND2 = "he called on the united states to have a clear view on in the middle east and play a role in this regard so that the relevant un resolutions can be effectively implemented ."
+
+
+def _per_ref_counts(cand, n=1):
+    c = ngram_counts(cand.split(), n)
+    return c, [ngram_counts(r.split(), n) for r in REFS]
+
+
+def test_paper_peace_example():
+    cand, refs = _per_ref_counts(CAND1)
+    assert cand[("peace",)] == 2
+    assert min(count_over(cand[("peace",)], r[("peace",)]) for r in refs) == 1  # "Count_over(peace) = 1"
+    cand, refs = _per_ref_counts(CAND2)
+    assert min(count_under(cand[("peace",)], r[("peace",)]) for r in refs) == 1  # "Count_under(peace) = 1"
+    # Candidate 1 over-translates, Candidate 2 under-translates: the metrics see it.
+    refs_streams = [[r] for r in REFS]
+    otem = Otem(order=1, tokenize="none")
+    utem = Utem(order=1, tokenize="none")
+    assert otem.corpus_score([CAND1], refs_streams) > otem.corpus_score([CAND2], refs_streams)
+    assert utem.corpus_score([CAND2], refs_streams) > utem.corpus_score([CAND1], refs_streams)
+
+
+@pytest.mark.parametrize("cand, ref, over, under", [
+    (3, 1, 2, 0),   # eq. (3) case 1 / eq. (6) otherwise
+    (2, 0, 1, 0),   # eq. (3) case 2: absent from the reference, repeated
+    (1, 0, 0, 0),   # absent once: not over-matched
+    (1, 3, 0, 2),   # eq. (6): missed twice
+    (0, 1, 0, 1),
+])
+def test_counts(cand, ref, over, under):
+    assert count_over(cand, ref) == over and count_under(cand, ref) == under
+
+
+def test_hand_computed_corpus_values():
+    # cand "a a b" vs ref "a b c": unigrams over = 1 ("a" twice vs once) of 3; c = r = 3 -> LP = e^0.
+    assert Otem(order=1, tokenize="none").corpus_score(["a a b"], [["a b c"]]) == pytest.approx(1 / 3)
+    # Utem: under = 1 ("c" missed) of 3 reference unigrams; c = r -> LP = 1.
+    assert Utem(order=1, tokenize="none").corpus_score(["a a b"], [["a b c"]]) == pytest.approx(1 / 3)
+    # Short candidate "a" vs "a b c d": Utem mp1 = 3/4, LP = exp(1 - 1/4).
+    assert Utem(order=1, tokenize="none").corpus_score(["a"], [["a b c d"]]) == pytest.approx(
+        math.exp(0.75) * 0.75)
+    # Long candidate "a a a a" vs "a b": Otem mp1 = 3/4, LP = exp(1 - 2/4).
+    assert Otem(order=1, tokenize="none").corpus_score(["a a a a"], [["a b"]]) == pytest.approx(
+        math.exp(0.5) * 0.75)
+
+
+def test_multi_reference_rules():
+    # Otem: "a" twice is fine for the second reference (which has it twice): minimum over refs = 0.
+    assert Otem(order=1, tokenize="none").corpus_score(["a a"], [["a"], ["a a"]]) == 0.0
+    # Utem: "c" is missed against ref 1 but ref 2 lacks it: minimum under-count 0; "b" missed in both.
+    stats = Utem(order=1, tokenize="none").segment_stats(["a"], [["a b c"], ["a b"]])
+    assert list(stats[0]) == [1, 2, 1, 3]  # c, closest r, under_1, max ref counts (a, b, c)
+
+
+def test_zero_proportion_and_empty_hypothesis():
+    assert Otem(order=2, tokenize="none").corpus_score(["a b c"], [["a b c"]]) == 0.0  # nothing over-matched
+    assert Utem(order=1, tokenize="none").corpus_score([""], [["a b"]]) == pytest.approx(math.e)  # all missed, c = 0
+
+
+@pytest.mark.parametrize("order", [0, -1, 1.5, True])
+def test_bad_order(order):
+    with pytest.raises(ValueError, match="order must be an integer >= 1"):
+        Otem(order=order)
+
+
+def test_bad_input_and_signature():
+    with pytest.raises(ValueError, match="reference stream 0 has 1 lines, hypotheses have 2"):
+        Utem().segment_stats(["a", "b"], [["a"]])
+    with pytest.raises(ValueError, match="non-empty list of reference streams"):
+        Otem().segment_stats(["a"], [])
+    assert Otem().signature == "Otem|n:2|tok:13a|case:mixed|weights:uniform|multiref:paper"
+    assert Utem(tokenize="none", lowercase=True).signature.startswith("Utem|n:4|tok:none|case:lc")
