@@ -9,7 +9,9 @@ One *evaluation set* is a test set (``wmt19``) and a language pair (``en-de``)::
     TESTSET/human-scores/LP.NAME.LEVEL.score    "SYSNAME SCORE" lines; None = missing
 
 Everything is validated on load; a problem raises ``ValueError`` or
-``FileNotFoundError`` naming the file and what is wrong.
+``FileNotFoundError`` naming the file and what is wrong. Human scores are read at the
+``sys`` and ``seg`` levels; other levels of the official archive (``doc``, ``domain``) are
+listed in :attr:`EvalSet.unread_human_files` and not parsed.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ class EvalSet:
         std_ref: name of the standard reference.
         docs: document name per segment (empty when there is no documents file).
         segment_ids: 0-based line numbers of the segments kept (all lines unless subset).
+        unread_human_files: human-score files at levels other than sys/seg (not parsed).
     """
 
     test_set: str
@@ -72,6 +75,7 @@ class EvalSet:
     std_ref: str
     docs: list[str] = field(default_factory=list)
     segment_ids: list[int] = field(default_factory=list)
+    unread_human_files: list[str] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -134,7 +138,8 @@ class EvalSet:
         return EvalSet(self.test_set, self.lp, pick(self.src),
                        {k: pick(v) for k, v in self.refs.items()},
                        {k: pick(v) for k, v in self.outputs.items()}, human, self.std_ref,
-                       pick(self.docs) if self.docs else [], pick(self.segment_ids))
+                       pick(self.docs) if self.docs else [], pick(self.segment_ids),
+                       list(self.unread_human_files))
 
     def head(self, n: int | None) -> "EvalSet":
         """The first ``n`` segments (all when ``n`` is None)."""
@@ -243,6 +248,7 @@ def load_evalset(test_set: str, lp: str, root: str | os.PathLike | None = None, 
         raise FileNotFoundError(f"{out_dir}: no system outputs")
 
     human: dict[tuple[str, str], dict[str, object]] = {}
+    unread = []
     for path in sorted((base / "human-scores").glob(f"{lp}.*.score")):
         parts = path.name[len(lp) + 1: -len(".score")].rsplit(".", 1)
         if len(parts) != 2:
@@ -250,6 +256,8 @@ def load_evalset(test_set: str, lp: str, root: str | os.PathLike | None = None, 
         name, level = parts
         if level in _LEVELS_WITH_SYSTEM_LINES:
             human[(name, level)] = _read_human(path, level, set(outputs), n)
+        else:
+            unread.append(path.name)
 
     if std_ref is None:
         if len(refs) == 1:
@@ -263,4 +271,4 @@ def load_evalset(test_set: str, lp: str, root: str | os.PathLike | None = None, 
     if std_ref not in refs:
         raise ValueError(f"{test_set} {lp}: unknown reference {std_ref!r}; known: {sorted(refs)}")
 
-    return EvalSet(test_set, lp, src, refs, outputs, human, std_ref, docs, list(range(n)))
+    return EvalSet(test_set, lp, src, refs, outputs, human, std_ref, docs, list(range(n)), unread)

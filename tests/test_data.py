@@ -18,6 +18,14 @@ def test_load_tiny(tiny_mtme):
     assert evs.human_seg()["sysA"][1] is None
     assert evs.docs == ["doc1", "doc1", "doc2", "doc2"]
     assert list_evalsets(tiny_mtme) == {"toy": ["de-en"]}
+    assert evs.unread_human_files == []
+
+
+def test_other_levels_are_listed_not_parsed(tiny_mtme):
+    write_lines(tiny_mtme / "toy" / "human-scores" / "de-en.wmt-z.doc.score", ["sysA doc1 0.3"])
+    evs = load_evalset("toy", "de-en", root=tiny_mtme)
+    assert evs.unread_human_files == ["de-en.wmt-z.doc.score"]
+    assert evs.select([0]).unread_human_files == ["de-en.wmt-z.doc.score"]
 
 
 def test_select_and_head(tiny_mtme):
