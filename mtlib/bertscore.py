@@ -24,7 +24,8 @@ from mtlib.embeddings.embedder import Embedder
 from mtlib.metrics.base import Metric, check_inputs
 from mtlib.scoring import SystemStats
 
-__all__ = ["TokenMatches", "BERTScorer", "SentenceMean", "FOfMeans", "idf_from_references"]
+__all__ = ["TokenMatches", "BERTScorer", "SentenceMean", "FOfMeans", "idf_from_references", "prf",
+           "prf_system_stats", "exact_matches"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,43 @@ def _f(p, r):
     p, r = np.asarray(p, float), np.asarray(r, float)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(p + r > 0, 2 * p * r / (p + r), 0.0)
+
+
+def prf(matches: Sequence[TokenMatches], idf: tuple[dict[int, float], float] | None = None,
+        baseline: tuple[float, float, float] | None = None) -> np.ndarray:
+    """(pairs, 3) array of sentence P, R, F from token matches (idf-weighted, rescaled if given)."""
+    out = np.empty((len(matches), 3))
+    for i, m in enumerate(matches):
+        if idf is None:
+            wh, wr = np.ones(len(m.hyp_ids)), np.ones(len(m.ref_ids))
+        else:
+            table, unseen = idf
+            wh = np.array([table.get(int(t), unseen) for t in m.hyp_ids])
+            wr = np.array([table.get(int(t), unseen) for t in m.ref_ids])
+        out[i, 0] = _weighted_mean(m.hyp_max, wh)
+        out[i, 1] = _weighted_mean(m.ref_max, wr)
+    out[:, 2] = _f(out[:, 0], out[:, 1])
+    if baseline is not None:
+        out = (out - np.array(baseline)) / (1 - np.array(baseline))
+    return out
+
+
+def prf_system_stats(name: str, matches: Mapping[str, Sequence[TokenMatches]], signature: str,
+                     ref_names: list[str], **prf_kwargs) -> SystemStats:
+    """System score = mean sentence F; stats columns P, R, F, count (for bootstrap)."""
+    data = {s: np.column_stack([prf(m, **prf_kwargs), np.ones(len(m))]) for s, m in matches.items()}
+    return SystemStats(SentenceMean(name, column=2, n_columns=4, signature=signature), ref_names, data)
+
+
+def exact_matches(matches: Sequence[TokenMatches]) -> list[TokenMatches]:
+    """The same pairs scored by token identity instead of cosine: 1 when the token id occurs
+    on the other side, else 0. Its P/R/F is a bag-of-subwords overlap, a surface metric to
+    which difficulty weighting applies unchanged."""
+    out = []
+    for m in matches:
+        out.append(TokenMatches(m.hyp_ids, np.isin(m.hyp_ids, m.ref_ids).astype(float),
+                                m.ref_ids, np.isin(m.ref_ids, m.hyp_ids).astype(float)))
+    return out
 
 
 class BERTScorer:
@@ -124,20 +162,7 @@ class BERTScorer:
     def prf(self, matches: Sequence[TokenMatches], idf: tuple[dict[int, float], float] | None = None
             ) -> np.ndarray:
         """(pairs, 3) array of P, R, F (rescaled when a baseline is set)."""
-        out = np.empty((len(matches), 3))
-        for i, m in enumerate(matches):
-            if idf is None:
-                wh, wr = np.ones(len(m.hyp_ids)), np.ones(len(m.ref_ids))
-            else:
-                table, unseen = idf
-                wh = np.array([table.get(int(t), unseen) for t in m.hyp_ids])
-                wr = np.array([table.get(int(t), unseen) for t in m.ref_ids])
-            out[i, 0] = _weighted_mean(m.hyp_max, wh)
-            out[i, 1] = _weighted_mean(m.ref_max, wr)
-        out[:, 2] = _f(out[:, 0], out[:, 1])
-        if self.baseline is not None:
-            out = (out - np.array(self.baseline)) / (1 - np.array(self.baseline))
-        return out
+        return prf(matches, idf, self.baseline)
 
     def score(self, hyps: Sequence[str], refs: Sequence[str]) -> np.ndarray:
         """Sentence-level (P, R, F), shape (pairs, 3)."""
@@ -158,9 +183,8 @@ class BERTScorer:
                      ref_name: str | None = None) -> SystemStats:
         """BERTScore F per system as mean sentence F, ready for correlations and bootstrap."""
         idf = self.idf_table(evs.refs[ref_name or evs.std_ref])
-        data = {s: np.column_stack([self.prf(m, idf), np.ones(len(m))]) for s, m in matches.items()}
-        return SystemStats(SentenceMean("BERTScore", column=2, n_columns=4, signature=self.signature),
-                           [ref_name or evs.std_ref], data)
+        return prf_system_stats("BERTScore", matches, self.signature, [ref_name or evs.std_ref],
+                                idf=idf, baseline=self.baseline)
 
 
 class _Precomputed(Metric):

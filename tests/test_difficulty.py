@@ -58,3 +58,12 @@ def test_authors_variant_is_f_of_means():
     p = np.mean([0.25, (0.5 * 1.0 + 1 * 0.2) / 2])
     r = np.mean([0.25, 0.5])
     assert stats.system_scores()["S"] == pytest.approx(2 * p * r / (p + r))
+
+
+def test_exact_matches_give_token_overlap():
+    from mtlib.bertscore import exact_matches, prf
+    m = exact_matches([tm([5, 7, 7], [0.9, 0.2, 0.1], [5, 6], [0.9, 0.5])])[0]
+    np.testing.assert_array_equal(m.hyp_max, [1, 0, 0])
+    np.testing.assert_array_equal(m.ref_max, [1, 0])
+    p, r, f = prf([m])[0]
+    assert (p, r) == (pytest.approx(1 / 3), pytest.approx(1 / 2)) and f == pytest.approx(0.4)

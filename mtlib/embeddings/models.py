@@ -111,7 +111,10 @@ def load_model(name: str, layer: int | None = None, *, device: str = "cpu") -> L
     hf_logging.set_verbosity_error()  # the "pooler weights newly initialised" report is irrelevant here
     try:
         tokenizer = AutoTokenizer.from_pretrained(location, local_files_only=local)
-        model = AutoModel.from_pretrained(location, local_files_only=local)
+        try:  # BERT-like encoders: no pooler, so no "newly initialised pooler" report
+            model = AutoModel.from_pretrained(location, local_files_only=local, add_pooling_layer=False)
+        except TypeError:
+            model = AutoModel.from_pretrained(location, local_files_only=local)
     finally:
         hf_logging.set_verbosity(verbosity)
     n_layers = model.config.num_hidden_layers
