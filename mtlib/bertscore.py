@@ -168,6 +168,23 @@ class BERTScorer:
         """Sentence-level (P, R, F), shape (pairs, 3)."""
         return self.prf(self.match(hyps, refs), self.idf_table(refs))
 
+    def estimate_baseline(self, hyps: Sequence[str], refs: Sequence[str], *, n_pairs: int = 20000,
+                          seed: int | None = 0) -> tuple[float, float, float]:
+        """Mean (P, R, F) of unrelated pairs: hypothesis i against reference j != i.
+
+        bert_score's published baselines are such means over random Common Crawl sentence
+        pairs, for its own models only; this estimates the same quantity from the data at
+        hand (no idf, no rescaling), for models without a published baseline.
+        """
+        if len(hyps) != len(refs) or len(refs) < 2:
+            raise ValueError(f"need aligned hyps and refs with at least 2 segments, got {len(hyps)} and {len(refs)}")
+        rng = np.random.default_rng(seed)
+        i = rng.integers(0, len(hyps), n_pairs)
+        j = (i + rng.integers(1, len(refs), n_pairs)) % len(refs)  # never the aligned reference
+        emb = self.embedder.embed([hyps[k] for k in i] + [refs[k] for k in j])
+        matches = [self._pair(emb[hyps[a]], emb[refs[b]]) for a, b in zip(i, j)]
+        return tuple(float(x) for x in prf(matches).mean(axis=0))
+
     def match_systems(self, evs: EvalSet, systems: Sequence[str] | None = None, ref_name: str | None = None
                       ) -> dict[str, list[TokenMatches]]:
         """Token matches for every system; all unique sentences are embedded in one pass."""

@@ -28,7 +28,7 @@ import numpy as np
 from mtlib.bertscore import FOfMeans, SentenceMean, TokenMatches, _f
 from mtlib.scoring import SystemStats
 
-__all__ = ["token_difficulty", "da_precision_recall", "da_system_stats", "VARIANTS"]
+__all__ = ["token_difficulty", "da_precision_recall", "da_system_stats", "da_correlation_curve", "VARIANTS"]
 
 VARIANTS = ("paper", "authors")
 
@@ -96,3 +96,25 @@ def da_system_stats(matches: Mapping[str, Sequence[TokenMatches]], difficulty: S
     metric = SentenceMean("DA-BERTScore", column=2, n_columns=4, signature=sig) if variant == "paper" \
         else FOfMeans("DA-BERTScore", sig)
     return SystemStats(metric, [ref_name], data)
+
+
+def da_correlation_curve(matches: Mapping[str, Sequence[TokenMatches]], human: Mapping[str, float | None],
+                         ks: Sequence[int], method: str = "kendall", *, variant: str = "paper",
+                         baseline_f: float | None = None) -> "pd.DataFrame":
+    """Correlation of DA-BERTScore over the top-K systems, difficulty recomputed from those K.
+
+    This is the paper's top-K protocol: the difficulty depends on which systems are evaluated.
+    Returns columns ``k`` and ``value``.
+    """
+    import pandas as pd
+
+    from mtlib.correlation import correlate, top_systems
+
+    rows = []
+    for k in ks:
+        top = top_systems(human, k)
+        d = token_difficulty(matches, top, baseline_f=baseline_f)
+        scores = da_system_stats({s: matches[s] for s in top}, d, variant=variant,
+                                 baseline_f=baseline_f).system_scores()
+        rows.append({"k": k, "value": correlate(scores, human, method, systems=top).value})
+    return pd.DataFrame(rows)

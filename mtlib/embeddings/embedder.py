@@ -91,7 +91,7 @@ class Embedder:
             show = self.progress if self.progress is not None else len(missing) > 2000
             bar = None
             if show:
-                from tqdm.auto import tqdm
+                from tqdm import tqdm  # plain text bar: no widget dependency in notebooks
                 bar = tqdm(total=len(missing), desc=f"embedding ({self.loaded.name} L{self.loaded.layer})",
                            file=sys.stderr)
             pad = self.loaded.tokenizer.pad_token_id or 0

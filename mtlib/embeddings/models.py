@@ -107,8 +107,9 @@ def load_model(name: str, layer: int | None = None, *, device: str = "cpu") -> L
             layer = OFFLINE_MODELS[name][0]
     location = resolve_model(name)
     local = Path(location).is_dir()
-    verbosity = hf_logging.get_verbosity()
-    hf_logging.set_verbosity_error()  # the "pooler weights newly initialised" report is irrelevant here
+    verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity_error()  # load reports and progress bars are noise in the book
+    hf_logging.disable_progress_bar()
     try:
         tokenizer = AutoTokenizer.from_pretrained(location, local_files_only=local)
         try:  # BERT-like encoders: no pooler, so no "newly initialised pooler" report
@@ -117,6 +118,8 @@ def load_model(name: str, layer: int | None = None, *, device: str = "cpu") -> L
             model = AutoModel.from_pretrained(location, local_files_only=local)
     finally:
         hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
     n_layers = model.config.num_hidden_layers
     if not 0 <= layer <= n_layers:
         raise ValueError(f"layer {layer} out of range for {name!r}, which has {n_layers} layers")

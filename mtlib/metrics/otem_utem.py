@@ -11,6 +11,14 @@ Both are ``LP * exp(sum_n w_n log mp_n)`` with uniform weights ``w_n = 1/N`` (eq
   ``under = max(ref - cand, 0)``; with several references each n-gram keeps its minimum
   under-count and its maximum reference count. ``LP = 1`` if ``c > r`` else ``exp(1 - c/r)``.
 
+``variant="authors"`` follows the authors' current script (``metric.py`` of
+DeepLearnXMU/Otem-Utem) where it differs from the paper, for multiple references only:
+Otem takes the minimum over the references in which the n-gram *is* over-matched (so one
+reference with an excess is enough), and Utem takes, per order, the minimum over references
+of the summed under-counts and the maximum of the summed reference counts, instead of per
+n-gram. (Their older multi-reference script also sums Otem's denominator over references;
+that is not implemented.) With one reference both variants agree.
+
 ``c`` and ``r`` are corpus sums of candidate lengths and, per segment, the reference length
 closest to the candidate (ties to the shorter, as BLEU). Where the paper leaves a case
 open, this module decides and says so: an order with no candidate (Otem) or reference
@@ -29,7 +37,9 @@ from sacrebleu.metrics.bleu import _get_tokenizer
 
 from mtlib.metrics.base import Metric, check_inputs
 
-__all__ = ["Otem", "Utem", "ngram_counts", "count_over", "count_under"]
+__all__ = ["Otem", "Utem", "ngram_counts", "count_over", "count_under", "VARIANTS"]
+
+VARIANTS = ("paper", "authors")
 
 
 def ngram_counts(tokens: Sequence[str], n: int) -> Counter:
@@ -57,9 +67,13 @@ def _closest_ref_length(c: int, ref_lengths: Sequence[int]) -> int:
 class _OverUnder(Metric):
     higher_is_better = False
 
-    def __init__(self, order: int, tokenize: str = "13a", lowercase: bool = False) -> None:
+    def __init__(self, order: int, tokenize: str = "13a", lowercase: bool = False,
+                 variant: str = "paper") -> None:
         if isinstance(order, bool) or not isinstance(order, int) or order < 1:
             raise ValueError(f"{self.name}: n-gram order must be an integer >= 1, got {order!r}")
+        if variant not in VARIANTS:
+            raise ValueError(f"{self.name}: unknown variant {variant!r}; valid: {list(VARIANTS)}")
+        self.variant = variant
         self.order = order
         self.tokenize = tokenize
         self.lowercase = lowercase
@@ -79,7 +93,8 @@ class _OverUnder(Metric):
             out[i, 0] = len(cand)
             out[i, 1] = _closest_ref_length(len(cand), [len(r) for r in seg_refs])
             for n in range(1, self.order + 1):
-                mism, total = self._counts(ngram_counts(cand, n), [ngram_counts(r, n) for r in seg_refs])
+                counts = self._counts if self.variant == "paper" else self._counts_authors
+                mism, total = counts(ngram_counts(cand, n), [ngram_counts(r, n) for r in seg_refs])
                 out[i, 1 + n] = mism
                 out[i, 1 + self.order + n] = total
         return out
@@ -95,7 +110,7 @@ class _OverUnder(Metric):
     @property
     def signature(self) -> str:
         return (f"{self.name}|n:{self.order}|tok:{self.tokenize}|case:{'lc' if self.lowercase else 'mixed'}|"
-                "weights:uniform|multiref:paper")
+                f"weights:uniform|multiref:{self.variant}")
 
 
 class Otem(_OverUnder):
@@ -103,12 +118,21 @@ class Otem(_OverUnder):
 
     name = "Otem"
 
-    def __init__(self, order: int = 2, tokenize: str = "13a", lowercase: bool = False) -> None:
-        super().__init__(order, tokenize, lowercase)
+    def __init__(self, order: int = 2, tokenize: str = "13a", lowercase: bool = False,
+                 variant: str = "paper") -> None:
+        super().__init__(order, tokenize, lowercase, variant)
 
     @staticmethod
     def _counts(cand: Counter, refs: list[Counter]) -> tuple[int, int]:
         over = sum(min(count_over(k, ref[g]) for ref in refs) for g, k in cand.items())
+        return over, sum(cand.values())
+
+    @staticmethod
+    def _counts_authors(cand: Counter, refs: list[Counter]) -> tuple[int, int]:
+        over = 0
+        for g, k in cand.items():
+            positive = [c for c in (count_over(k, ref[g]) for ref in refs) if c > 0]
+            over += min(positive) if positive else 0
         return over, sum(cand.values())
 
     @staticmethod
@@ -121,14 +145,20 @@ class Utem(_OverUnder):
 
     name = "Utem"
 
-    def __init__(self, order: int = 4, tokenize: str = "13a", lowercase: bool = False) -> None:
-        super().__init__(order, tokenize, lowercase)
+    def __init__(self, order: int = 4, tokenize: str = "13a", lowercase: bool = False,
+                 variant: str = "paper") -> None:
+        super().__init__(order, tokenize, lowercase, variant)
 
     @staticmethod
     def _counts(cand: Counter, refs: list[Counter]) -> tuple[int, int]:
         grams = set().union(*refs)
         under = sum(min(count_under(cand[g], ref[g]) for ref in refs) for g in grams)
         return under, sum(max(ref[g] for ref in refs) for g in grams)
+
+    @staticmethod
+    def _counts_authors(cand: Counter, refs: list[Counter]) -> tuple[int, int]:
+        under = min(sum(count_under(cand[g], c) for g, c in ref.items()) for ref in refs)
+        return under, max(sum(ref.values()) for ref in refs)
 
     @staticmethod
     def _length_penalty(c: float, r: float) -> float:
