@@ -30,8 +30,9 @@ def resample_counts(n_segments: int, n_resamples: int, seed: int | np.random.Gen
     return counts
 
 
-def bootstrap_correlations(stats: Mapping[str, SystemStats], human: Mapping[str, float | None],
+def bootstrap_correlations(stats: Mapping[str, SystemStats], human: Mapping[str, float | None] | None,
                            method: str = "pearson", *, systems: Iterable[str] | None = None,
+                           human_segments: Mapping[str, np.ndarray] | None = None,
                            n_resamples: int = 1000, seed: int | None = 0, alpha: float = 0.05,
                            variant: str = "b", return_samples: bool = False
                            ) -> pd.DataFrame | tuple[pd.DataFrame, dict[str, np.ndarray]]:
@@ -42,7 +43,10 @@ def bootstrap_correlations(stats: Mapping[str, SystemStats], human: Mapping[str,
 
     Args:
         stats: metric name -> :class:`SystemStats` (all on the same segments).
-        human: system -> human score (``None`` dropped).
+        human: system -> human score (``None`` dropped); fixed across resamples.
+        human_segments: instead of ``human``, per-system segment-level human values (e.g. error
+            counts); the human system score is then their mean and is resampled together with
+            the metric's segments.
         method: ``pearson``, ``spearman`` or ``kendall``.
         systems: restrict to these systems (e.g. the top 30%).
         n_resamples: bootstrap resamples.
@@ -61,7 +65,15 @@ def bootstrap_correlations(stats: Mapping[str, SystemStats], human: Mapping[str,
     n_segs = {len(st) for ss in stats.values() for st in ss.values()}
     if len(n_segs) != 1:
         raise ValueError(f"all statistics must cover the same segments; segment counts {sorted(n_segs)}")
-    counts = resample_counts(n_segs.pop(), n_resamples, seed)
+    if (human is None) == (human_segments is None):
+        raise ValueError("give exactly one of human (system scores) and human_segments")
+    n = n_segs.pop()
+    if human_segments is not None:
+        bad = {s: len(v) for s, v in human_segments.items() if len(v) != n}
+        if bad:
+            raise ValueError(f"human_segments must have {n} values per system; got {bad}")
+        human = {s: float(np.mean(v)) for s, v in human_segments.items()}
+    counts = resample_counts(n, n_resamples, seed)
     rows, samples = {}, {}
     for name, ss in stats.items():
         sign = 1.0 if ss.metric.higher_is_better else -1.0
@@ -70,12 +82,17 @@ def bootstrap_correlations(stats: Mapping[str, SystemStats], human: Mapping[str,
         value = _compute(x, y, method, variant)[0]
         # (resamples, systems) corpus scores from re-weighted segment statistics
         boot = np.stack([sign * ss.metric.scores_from_stats(counts @ ss[s]) for s in kept], axis=1)
-        vals = np.array([_compute(b, y, method, variant)[0] for b in boot])
+        if human_segments is None:
+            hum = np.broadcast_to(y, boot.shape)
+        else:
+            hum = np.stack([counts @ np.asarray(human_segments[s], float) / n for s in kept], axis=1)
+        vals = np.array([_compute(b, h, method, variant)[0] for b, h in zip(boot, hum)])
         samples[name] = vals
         lo, hi = np.nanpercentile(vals, [100 * alpha / 2, 100 * (1 - alpha / 2)])
         rows[name] = {"value": value, "low": lo, "high": hi, "n": len(kept)}
     df = pd.DataFrame.from_dict(rows, orient="index")
     stat = f"kendall-{variant}" if method == "kendall" else method
-    df.attrs["signature"] = (f"bootstrap:segments|stat:{stat}|n:{n_resamples}|seed:{seed}|"
+    human_part = "fixed" if human_segments is None else "resampled"
+    df.attrs["signature"] = (f"bootstrap:segments|human:{human_part}|stat:{stat}|n:{n_resamples}|seed:{seed}|"
                              f"ci:{100 * (1 - alpha):g}%-percentile")
     return (df, samples) if return_samples else df

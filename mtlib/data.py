@@ -24,7 +24,7 @@ from typing import Mapping, Sequence
 
 from mtlib import paths
 
-__all__ = ["EvalSet", "load_evalset", "list_evalsets", "STANDARD_REFERENCES"]
+__all__ = ["EvalSet", "load_evalset", "list_evalsets", "STANDARD_REFERENCES", "REFERENCE_SOURCES"]
 
 # mt-metrics-eval's standard reference per evaluation set where there is more than one
 # reference (meta_info.py); zh-en news uses refA because refB's text is not public.
@@ -34,6 +34,15 @@ STANDARD_REFERENCES: dict[tuple[str, str], str] = {
     ("wmt21.news", "zh-en"): "refA",
     ("wmt21.tedtalks", "en-de"): "refA",
     ("wmt21.tedtalks", "zh-en"): "refB",
+}
+
+# Which references were made from which (data README): a paraphrase or a per-sentence
+# selection shares text with its sources, so scoring one against the other is not independent.
+REFERENCE_SOURCES: dict[tuple[str, str], dict[str, set[str]]] = {
+    ("wmt19", "en-de"): {
+        "refWMTp": {"ref"}, "refARp": {"refAR"}, "refHQR": {"ref", "refAR"},
+        "refHQP": {"refWMTp", "refARp"}, "refHQall": {"ref", "refAR", "refWMTp", "refARp"},
+    },
 }
 
 _LEVELS_WITH_SYSTEM_LINES = ("sys", "seg")
@@ -121,6 +130,23 @@ class EvalSet:
         scores = self._human("seg", name)
         keep = self.outputs if include_refs else self.mt_systems
         return {s: scores[s] for s in sorted(keep) if s in scores}  # type: ignore[misc]
+
+    def _ancestry(self, name: str) -> set[str]:
+        sources = REFERENCE_SOURCES.get((self.test_set, self.lp), {})
+        out, todo = {name}, [name]
+        while todo:
+            for parent in sources.get(todo.pop(), ()):
+                if parent not in out:
+                    out.add(parent)
+                    todo.append(parent)
+        return out
+
+    def independent_references(self, name: str) -> list[str]:
+        """References sharing no source with reference ``name`` (neither made from it nor it from them)."""
+        if name not in self.refs:
+            raise ValueError(f"{self.name}: unknown reference {name!r}; known: {sorted(self.refs)}")
+        mine = self._ancestry(name)
+        return sorted(r for r in self.refs if r != name and not (self._ancestry(r) & mine))
 
     def select(self, segment_ids: Sequence[int]) -> "EvalSet":
         """A new EvalSet restricted to the given 0-based positions of this set."""

@@ -74,6 +74,14 @@ def mtme_root(root: str | os.PathLike | None = None) -> Path:
     return path
 
 
+def extras_root(root: str | os.PathLike | None = None) -> Path:
+    """The ``mt-metrics-eval-extras`` folder of the data root (released score files, MQM TSVs)."""
+    path = data_root(root) / "mt-metrics-eval-extras"
+    if not path.is_dir():
+        raise FileNotFoundError(f"{path} does not exist: the data root has no mt-metrics-eval-extras/ folder")
+    return path
+
+
 def has_mtme_data() -> bool:
     """True when an mt-metrics-eval folder can be found (used to skip data tests)."""
     try:

@@ -25,7 +25,7 @@ def test_bootstrap_interval_brackets_point(tiny_mtme):
     assert (df["low"] <= df["value"] + 1e-9).all() and (df["value"] <= df["high"] + 1e-9).all()
     assert df.loc["TER", "value"] > 0  # TER is negated: agreement with humans is positive
     assert samples["BLEU"].shape == (200,)
-    assert df.attrs["signature"] == "bootstrap:segments|stat:pearson|n:200|seed:3|ci:95%-percentile"
+    assert df.attrs["signature"] == "bootstrap:segments|human:fixed|stat:pearson|n:200|seed:3|ci:95%-percentile"
     again = bootstrap_correlations(stats, evs.human_sys(), "pearson", n_resamples=200, seed=3)
     assert again.equals(df)
 
@@ -49,3 +49,19 @@ def test_bootstrap_rejects_mismatched_segments(tiny_mtme):
         bootstrap_correlations({"a": a, "b": b}, evs.human_sys())
     with pytest.raises(ValueError, match="alpha"):
         bootstrap_correlations({"a": a}, evs.human_sys(), alpha=1.5)
+
+
+def test_bootstrap_with_segment_level_human(tiny_mtme):
+    evs = load_evalset("toy", "de-en", root=tiny_mtme)
+    stats = {"TER": score_systems(evs, TER(), cache=False)}
+    human_segments = {"sysA": np.array([0, 0, 0, 0.0]), "sysB": np.array([1, 0, 1, 0.0]),
+                      "sysC": np.array([2, 2, 1, 3.0])}
+    df = bootstrap_correlations(stats, None, "pearson", human_segments=human_segments, n_resamples=100, seed=0)
+    # point value: correlation with the per-system means (0, 0.5, 2)
+    direct = bootstrap_correlations(stats, {"sysA": 0.0, "sysB": 0.5, "sysC": 2.0}, "pearson", n_resamples=10, seed=0)
+    assert df.loc["TER", "value"] == pytest.approx(direct.loc["TER", "value"])
+    assert "human:resampled" in df.attrs["signature"]
+    with pytest.raises(ValueError, match="exactly one of human"):
+        bootstrap_correlations(stats, {"sysA": 1.0}, human_segments=human_segments)
+    with pytest.raises(ValueError, match="must have 4 values"):
+        bootstrap_correlations(stats, None, human_segments={"sysA": np.zeros(3)})

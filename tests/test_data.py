@@ -111,3 +111,18 @@ def test_wmt19_en_de_spot_values():
     assert load_evalset("wmt21.tedtalks", "zh-en").std_ref == "refB"
     gu = load_evalset("wmt19", "gu-en").human_sys()
     assert gu["online-B.0"] is None and sum(v is not None for v in gu.values()) == 11
+
+
+def test_independent_references_follow_the_derivation_table(tiny_mtme):
+    from mtlib.data import EvalSet
+    refs = {r: ["x"] for r in ["ref", "refAR", "refARp", "refWMTp", "refHQR", "refHQP", "refHQall"]}
+    evs = EvalSet("wmt19", "en-de", ["s"], refs, {}, {}, "ref")
+    # The data README: WMT.p paraphrases ref, AR.p paraphrases AR, HQ(R) selects from ref/AR,
+    # HQ(P) from the two paraphrases, HQ(all) from all four.
+    assert evs.independent_references("ref") == ["refAR", "refARp"]
+    assert evs.independent_references("refAR") == ["ref", "refWMTp"]
+    assert evs.independent_references("refHQall") == []
+    with pytest.raises(ValueError, match="unknown reference 'nope'"):
+        evs.independent_references("nope")
+    # Sets without a derivation table: every other reference is independent.
+    assert load_evalset("toy", "de-en", root=tiny_mtme).independent_references("ref") == ["refB"]

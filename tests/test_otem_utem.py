@@ -1,5 +1,7 @@
 import math
 
+import numpy as np
+
 import pytest
 
 from mtlib.metrics.otem_utem import Otem, Utem, count_over, count_under, ngram_counts
@@ -113,3 +115,11 @@ def test_variants_differ_only_with_several_references():
     assert (paper[2], paper[3]) == (0, 4) and (authors[2], authors[3]) == (1, 3)
     with pytest.raises(ValueError, match="unknown variant 'x'"):
         Utem(variant="x")
+
+
+def test_proportions():
+    m = Otem(order=2, tokenize="none")
+    st = m.segment_stats(["a a b", ""], [["a b c", "x"]]).sum(axis=0)
+    # unigrams: 1 over-matched of 3; bigrams ("a a", "a b"): none over-matched of 2
+    np.testing.assert_allclose(m.proportions(st), [1 / 3, 0.0])
+    assert np.isnan(Utem(order=2, tokenize="none").proportions(np.array([0, 0, 0, 0, 0, 0.0]))).all()

@@ -99,6 +99,12 @@ class _OverUnder(Metric):
                 out[i, 1 + self.order + n] = total
         return out
 
+    def proportions(self, stats: np.ndarray) -> np.ndarray:
+        """The mismatch proportions mp_1..mp_N from summed statistics (NaN where undefined)."""
+        mism, total = stats[2:2 + self.order], stats[2 + self.order:]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(total > 0, mism / np.where(total > 0, total, 1), np.nan)
+
     def score_from_stats(self, stats: np.ndarray) -> float:
         c, r = float(stats[0]), float(stats[1])
         mism, total = stats[2:2 + self.order], stats[2 + self.order:]
