@@ -9,7 +9,7 @@ hash of the source, so a stale or small-profile copy in ``book/`` is caught by
 Usage::
 
     python -m mtlib.notebooks run --profile full            # all notebooks into book/
-    python -m mtlib.notebooks run --profile small --out /tmp/nb --only wmt19_baselines
+    python -m mtlib.notebooks run --profile small --out runs/small --only wmt19_baselines
     python -m mtlib.notebooks check                         # is book/ up to date?
 """
 
@@ -112,6 +112,12 @@ def run_notebook(name: str, profile: str, out_dir: Path, *, notebook_dir: Path =
                            f"(partial output in {out}): {err}") from err
     nb = nbformat.read(out, as_version=4)
     _mark_cells(nb)
+    # papermill records absolute paths of this machine; keep them relative to the repository.
+    pm_meta = nb.metadata.get("papermill", {})
+    for key in ("input_path", "output_path"):
+        if pm_meta.get(key):
+            path = Path(pm_meta[key]).resolve()
+            pm_meta[key] = str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else path.name
     nb.metadata["mtlib"] = {"profile": profile, "parameters": params, "overrides": extra,
                             "source_sha256": source_hash(src, params)}
     nbformat.write(nb, out)

@@ -101,3 +101,10 @@ def test_book_builds_with_warnings_as_errors(tmp_path):
     text = html.read_text(encoding="utf-8")
     assert "Table 1" in text and text.count("<img") >= 2
     assert (tmp_path / "_build" / "html" / "_static" / "mathjax" / "tex-chtml.js").exists()
+
+
+def test_executed_notebooks_record_no_machine_paths():
+    for name in nbr.list_notebooks():
+        meta = json.loads((nbr.BOOK_DIR / f"{name}.ipynb").read_text())["metadata"]["papermill"]
+        assert meta["input_path"] == f"notebooks/{name}.ipynb"
+        assert meta["output_path"] == f"book/{name}.ipynb"
