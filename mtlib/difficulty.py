@@ -16,7 +16,8 @@ Two system-level aggregations (the chapter says which it reports):
 * ``"paper"``: mean of sentence DA-F (as the paper's equations read, like BERTScore).
 * ``"authors"``: F of the mean DA-P and mean DA-R, as the authors' code does. Their code also
   rescales token similarities with bert_score's F baseline first (``baseline_f``); the offline
-  models here have no published baseline, so the chapter runs without it.
+  models here have no published baseline, so the chapter estimates one
+  (:meth:`mtlib.bertscore.BERTScorer.estimate_baseline`).
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def da_system_stats(matches: Mapping[str, Sequence[TokenMatches]], difficulty: S
         data[s] = (np.column_stack([pr, _f(pr[:, 0], pr[:, 1]), ones]) if variant == "paper"
                    else np.column_stack([pr, ones]))
     sig = f"DA-{signature or 'BERTScore'}|da:{variant}|bf:{'no' if baseline_f is None else f'{baseline_f:.6g}'}"
-    metric = SentenceMean("DA-BERTScore", column=2, n_columns=4, signature=sig) if variant == "paper" \
+    metric = SentenceMean("DA-BERTScore", column=2, signature=sig) if variant == "paper" \
         else FOfMeans("DA-BERTScore", sig)
     return SystemStats(metric, [ref_name], data)
 
