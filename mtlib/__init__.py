@@ -9,7 +9,7 @@ from mtlib.ranking import rank_agreement
 from mtlib.report import beside_paper, wide_beside_paper
 from mtlib.scoring import SystemStats, score_systems
 
-__version__ = "0.1.0"
+from mtlib.version import __version__
 
 __all__ = [
     "__version__", "EvalSet", "load_evalset", "list_evalsets", "METRICS", "Metric", "get_metric",

@@ -13,6 +13,7 @@ weighting (:mod:`mtlib.difficulty`) reuses them without re-embedding anything.
 from __future__ import annotations
 
 import math
+import warnings
 from collections import Counter
 from dataclasses import dataclass
 from typing import Mapping, Sequence
@@ -102,6 +103,13 @@ def exact_matches(matches: Sequence[TokenMatches]) -> list[TokenMatches]:
     return out
 
 
+def _warn_empty(hyps: Sequence[str], refs: Sequence[str], where: str = "") -> None:
+    n = sum(1 for h, r in zip(hyps, refs) if not h.strip() or not r.strip())
+    if n:
+        warnings.warn(f"{where}{n} of {len(hyps)} pairs have an empty hypothesis or reference: "
+                      "their BERTScore P, R and F are 0 before rescaling (as in bert-score)", stacklevel=3)
+
+
 class BERTScorer:
     """BERTScore with any Hugging Face encoder, or the papers' model for a target language.
 
@@ -144,23 +152,26 @@ class BERTScorer:
         import mtlib
         rescale = "no" if self.baseline is None else "b=" + ",".join(f"{b:.6g}" for b in self.baseline)
         return (f"BERTScore|model:{self.embedder.loaded.identity}|L{self.embedder.loaded.layer}|"
-                f"idf:{'yes' if self.idf else 'no'}|rescale:{rescale}|"
+                f"idf:{'yes' if self.idf else 'no'}|rescale:{rescale}|trunc:{self.embedder.max_tokens}|"
                 f"mtlib:{mtlib.__version__}|transformers:{transformers.__version__}")
 
     # -- matching ---------------------------------------------------------------------------
     def _pair(self, hyp, ref) -> TokenMatches:
         h_ids, h = hyp
         r_ids, r = ref
-        sim = h @ r.T
         keep_h = ~np.isin(h_ids, list(self.embedder.cls_sep_ids))
         keep_r = ~np.isin(r_ids, list(self.embedder.cls_sep_ids))
-        if sim.size == 0:
+        if not keep_h.any() or not keep_r.any():
+            # An empty side: nothing to match, so every best similarity is 0 and P = R = F = 0,
+            # as bert-score sets them (without the zeros the special tokens would match, R ~ 0.2).
             return TokenMatches(h_ids[keep_h], np.zeros(keep_h.sum()), r_ids[keep_r], np.zeros(keep_r.sum()))
+        sim = h @ r.T
         return TokenMatches(h_ids[keep_h], sim.max(axis=1)[keep_h], r_ids[keep_r], sim.max(axis=0)[keep_r])
 
     def match(self, hyps: Sequence[str], refs: Sequence[str]) -> list[TokenMatches]:
         """Token matches of each hypothesis with its reference (one reference stream)."""
         check_inputs("BERTScore", hyps, [refs])
+        _warn_empty(hyps, refs)
         emb = self.embedder.embed(list(refs) + list(hyps))
         return [self._pair(emb[h], emb[r]) for h, r in zip(hyps, refs)]
 
@@ -179,22 +190,47 @@ class BERTScorer:
         """Sentence-level (P, R, F), shape (pairs, 3)."""
         return self.prf(self.match(hyps, refs), self.idf_table(refs))
 
-    def estimate_baseline(self, hyps: Sequence[str], refs: Sequence[str], *, n_pairs: int = 20000,
-                          seed: int | None = 0) -> tuple[float, float, float]:
-        """Mean (P, R, F) of unrelated pairs: hypothesis i against reference j != i.
+    def estimate_baseline(self, hyps: Sequence[str], refs: Sequence[str], *, hyp_segments: Sequence[int] | None = None,
+                          n_pairs: int = 20000, seed: int | None = 0) -> tuple[float, float, float]:
+        """Mean (P, R, F) of unrelated pairs: a hypothesis against the reference of another segment.
 
         bert_score's published baselines are such means over random Common Crawl sentence
         pairs, for its own models only; this estimates the same quantity from the data at
         hand (no idf, no rescaling), for models without a published baseline.
+
+        Args:
+            hyps: hypotheses, from one or several systems.
+            refs: the references, one per segment.
+            hyp_segments: the segment (index into ``refs``) each hypothesis translates; default:
+                ``hyps`` aligned with ``refs``. A hypothesis is never paired with its own
+                segment's reference, whichever system produced it.
+            n_pairs: pairs drawn (with replacement).
+            seed: random seed (None: fresh entropy).
         """
-        if len(hyps) != len(refs) or len(refs) < 2:
-            raise ValueError(f"need aligned hyps and refs with at least 2 segments, got {len(hyps)} and {len(refs)}")
+        hyp_segments = np.arange(len(hyps)) if hyp_segments is None else np.asarray(hyp_segments)
+        if len(hyp_segments) != len(hyps):
+            raise ValueError(f"hyp_segments has {len(hyp_segments)} entries for {len(hyps)} hypotheses")
+        if len(refs) < 2 or len(hyps) < 1:
+            raise ValueError(f"need at least 2 segments (references) and a hypothesis, got {len(refs)} and {len(hyps)}")
+        if hyp_segments.size and not (0 <= hyp_segments.min() and hyp_segments.max() < len(refs)):
+            raise ValueError(f"hyp_segments must lie in 0..{len(refs) - 1}")
         rng = np.random.default_rng(seed)
         i = rng.integers(0, len(hyps), n_pairs)
-        j = (i + rng.integers(1, len(refs), n_pairs)) % len(refs)  # never the aligned reference
+        # A uniform draw among the other len(refs) - 1 segments: never the hypothesis's own.
+        j = (hyp_segments[i] + rng.integers(1, len(refs), n_pairs)) % len(refs)
         emb = self.embedder.embed([hyps[k] for k in i] + [refs[k] for k in j])
         matches = [self._pair(emb[hyps[a]], emb[refs[b]]) for a, b in zip(i, j)]
         return tuple(float(x) for x in prf(matches).mean(axis=0))
+
+    def estimate_baseline_evalset(self, evs: EvalSet, *, systems: Sequence[str] | None = None,
+                                  ref_name: str | None = None, n_pairs: int = 20000, seed: int | None = 0
+                                  ) -> tuple[float, float, float]:
+        """:meth:`estimate_baseline` over the outputs of every (MT) system of an evaluation set."""
+        systems = list(evs.mt_systems if systems is None else systems)
+        hyps = [h for s in systems for h in evs.outputs[s]]
+        segments = np.tile(np.arange(evs.n_segments), len(systems))
+        return self.estimate_baseline(hyps, evs.refs[ref_name or evs.std_ref], hyp_segments=segments,
+                                      n_pairs=n_pairs, seed=seed)
 
     def match_systems(self, evs: EvalSet, systems: Sequence[str] | None = None, ref_name: str | None = None
                       ) -> dict[str, list[TokenMatches]]:
@@ -204,6 +240,8 @@ class BERTScorer:
         if unknown:
             raise ValueError(f"{evs.name}: unknown systems {unknown}")
         refs = evs.refs[ref_name or evs.std_ref]
+        for s in systems:
+            _warn_empty(evs.outputs[s], refs, f"{evs.name} {s}: ")
         emb = self.embedder.embed(list(refs) + [h for s in systems for h in evs.outputs[s]])
         return {s: [self._pair(emb[h], emb[r]) for h, r in zip(evs.outputs[s], refs)] for s in systems}
 

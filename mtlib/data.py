@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from mtlib import paths
+from mtlib.textio import read_lines
 
 __all__ = ["EvalSet", "load_evalset", "list_evalsets", "STANDARD_REFERENCES", "REFERENCE_SOURCES"]
 
@@ -46,15 +47,6 @@ REFERENCE_SOURCES: dict[tuple[str, str], dict[str, set[str]]] = {
 }
 
 _LEVELS_WITH_SYSTEM_LINES = ("sys", "seg")
-
-
-def _read_lines(path: Path) -> list[str]:
-    # Only the line breaks are removed; everything else stays byte-faithful.
-    with open(path, encoding="utf-8", newline="") as f:
-        lines = f.read().split("\n")
-    if lines[-1] == "":  # the final newline (or an empty file)
-        lines.pop()
-    return lines
 
 
 @dataclass(frozen=True)
@@ -182,6 +174,13 @@ def list_evalsets(root: str | os.PathLike | None = None) -> dict[str, list[str]]
     out = {}
     for ts in sorted(p for p in base.iterdir() if (p / "sources").is_dir()):
         out[ts.name] = sorted(f.name[: -len(".txt")] for f in (ts / "sources").glob("*.txt"))
+    if not out:
+        hint = ""
+        if (base / "mt-metrics-eval").is_dir():
+            hint = f"; it looks like the data root: pass {base / 'mt-metrics-eval'} instead"
+        raise FileNotFoundError(
+            f"{base} holds no test set: expected an mt-metrics-eval folder with TESTSET/sources/LP.txt "
+            f"(e.g. wmt19/sources/de-en.txt){hint}")
     return out
 
 
@@ -204,7 +203,7 @@ def _parse_score(path: Path, lineno: int, token: str) -> float | None:
 
 def _read_human(path: Path, level: str, systems: set[str], n_seg: int) -> dict[str, object]:
     per_system: dict[str, list[float | None]] = {}
-    for lineno, line in enumerate(_read_lines(path), 1):
+    for lineno, line in enumerate(read_lines(path), 1):
         parts = line.split()
         if len(parts) != 2:
             raise ValueError(f"{path}:{lineno}: expected 'SYSNAME SCORE', got {line!r}")
@@ -245,7 +244,7 @@ def load_evalset(test_set: str, lp: str, root: str | os.PathLike | None = None, 
     base = paths.mtme_root(root) / test_set
 
     src_path = base / "sources" / f"{lp}.txt"
-    src = _read_lines(src_path)
+    src = read_lines(src_path)
     n = len(src)
     if n == 0:
         raise ValueError(f"{src_path}: empty source file")
@@ -253,14 +252,14 @@ def load_evalset(test_set: str, lp: str, root: str | os.PathLike | None = None, 
     docs: list[str] = []
     docs_path = base / "documents" / f"{lp}.docs"
     if docs_path.exists():
-        raw = _read_lines(docs_path)
+        raw = read_lines(docs_path)
         _check_count(docs_path, raw, n)
         docs = [line.split(" ", 1)[-1] for line in raw]
 
     refs = {}
     for path in sorted((base / "references").glob(f"{lp}.*.txt")):
         name = path.name[len(lp) + 1: -len(".txt")]
-        refs[name] = _read_lines(path)
+        refs[name] = read_lines(path)
         _check_count(path, refs[name], n)
     if not refs:
         raise FileNotFoundError(f"{base / 'references'}: no reference for {lp}")
@@ -268,7 +267,7 @@ def load_evalset(test_set: str, lp: str, root: str | os.PathLike | None = None, 
     out_dir = base / "system-outputs" / lp
     outputs = {}
     for path in sorted(out_dir.glob("*.txt")):
-        outputs[path.name[: -len(".txt")]] = _read_lines(path)
+        outputs[path.name[: -len(".txt")]] = read_lines(path)
         _check_count(path, outputs[path.name[: -len(".txt")]], n)
     if not outputs:
         raise FileNotFoundError(f"{out_dir}: no system outputs")

@@ -29,7 +29,8 @@ import numpy as np
 from mtlib.bertscore import FOfMeans, SentenceMean, TokenMatches, _f
 from mtlib.scoring import SystemStats
 
-__all__ = ["token_difficulty", "da_precision_recall", "da_system_stats", "da_correlation_curve", "VARIANTS"]
+__all__ = ["token_difficulty", "da_precision_recall", "da_system_stats", "da_correlation_curve",
+           "da_baseline_curve", "VARIANTS"]
 
 VARIANTS = ("paper", "authors")
 
@@ -118,4 +119,41 @@ def da_correlation_curve(matches: Mapping[str, Sequence[TokenMatches]], human: M
         scores = da_system_stats({s: matches[s] for s in top}, d, variant=variant,
                                  baseline_f=baseline_f).system_scores()
         rows.append({"k": k, "value": correlate(scores, human, method, systems=top).value})
+    return pd.DataFrame(rows)
+
+
+def da_baseline_curve(matches: Mapping[str, Sequence[TokenMatches]], human: Mapping[str, float | None],
+                      baselines: Sequence[float], *, systems: Sequence[str] | None = None,
+                      methods: Sequence[str] = ("pearson", "kendall"), variant: str = "authors") -> "pd.DataFrame":
+    """Correlation of DA-BERTScore with human scores as a function of the rescaling baseline.
+
+    The authors' pipeline rescales token similarities by a baseline F value ``b`` before the
+    difficulty is computed; with no published baseline for a model, ``b`` is a choice, and
+    this curve shows how much a conclusion hangs on it. ``b = 0`` is no rescaling.
+
+    Args:
+        matches: system -> token matches.
+        human: system -> human score.
+        baselines: the values of ``b`` to evaluate.
+        systems: the systems ranked, whose outputs also define the difficulty (default: all).
+        methods: correlation methods (signed, as :func:`mtlib.correlation.correlate`).
+        variant: the DA aggregation (:data:`VARIANTS`).
+
+    Returns:
+        Columns ``b``, ``method``, ``value``.
+    """
+    import pandas as pd
+
+    from mtlib.correlation import correlate
+
+    systems = list(matches if systems is None else systems)
+    chosen = {s: matches[s] for s in systems}
+    rows = []
+    for b in baselines:
+        bf = None if b == 0 else float(b)
+        d = token_difficulty(chosen, baseline_f=bf)
+        scores = da_system_stats(chosen, d, variant=variant, baseline_f=bf).system_scores()
+        for method in methods:
+            rows.append({"b": float(b), "method": method,
+                         "value": correlate(scores, human, method, systems=systems).value})
     return pd.DataFrame(rows)

@@ -2,9 +2,10 @@
 
 Sources live in ``notebooks/*.ipynb`` and stay clean; executed copies are written to
 ``book/`` (full profile, committed) or to any other folder (small profile, for tests).
-Each executed copy records, in ``metadata.mtlib``, the profile, its parameters and a
-hash of the source, so a stale or small-profile copy in ``book/`` is caught by
-:func:`check_book`.
+Each executed copy records, in ``metadata.mtlib``, the profile, its parameters, any
+overrides and a hash of the source, so a stale, small-profile or overridden copy in
+``book/`` is caught by :func:`check_book`. A notebook is executed into a temporary folder
+and moved into place only when it succeeds; ``book/`` takes only the full profile.
 
 Usage::
 
@@ -18,13 +19,16 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Sequence
 
 import yaml
 
-__all__ = ["REPO_ROOT", "list_notebooks", "load_profiles", "source_hash", "run_notebook",
+__all__ = ["REPO_ROOT", "list_notebooks", "load_profiles", "source_hash", "declared_parameters", "run_notebook",
            "run_all", "output_problems", "check_book", "main"]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -84,13 +88,38 @@ def _mark_cells(nb) -> None:
             tags.append("hide-cell")
 
 
+def declared_parameters(path: Path) -> list[str]:
+    """Names assigned in the notebook's ``parameters`` cell (what papermill may override)."""
+    import papermill as pm
+    return sorted(pm.inspect_notebook(str(path)))
+
+
+def _check_parameters(name: str, src: Path, given: dict) -> None:
+    declared = declared_parameters(src)
+    unknown = sorted(set(given) - set(declared))
+    if unknown:
+        raise ValueError(f"notebook {name!r} has no parameter(s) {unknown}; its parameters: {declared}")
+
+
+def _is_book(out_dir: Path) -> bool:
+    return Path(out_dir).resolve() == BOOK_DIR.resolve()
+
+
 def run_notebook(name: str, profile: str, out_dir: Path, *, notebook_dir: Path = NOTEBOOK_DIR,
                  profiles: dict | None = None, extra_parameters: dict | None = None,
-                 log_output: bool = False) -> Path:
+                 log_output: bool = False, allow_book_overrides: bool = False) -> Path:
     """Executes one notebook with a profile; returns the executed copy's path.
 
-    Raises ``RuntimeError`` naming the notebook when execution fails (the papermill
-    error is chained, so the original traceback is kept).
+    The notebook is executed into a temporary folder and moved into ``out_dir`` only when it
+    ran to the end, so a failure never replaces an existing copy. ``book/`` takes only the
+    full profile, and parameter overrides only with ``allow_book_overrides`` (the copy then
+    records them and :func:`check_book` reports it as not the book's).
+
+    Raises:
+        ValueError: unknown notebook entry, profile or parameter (listing the valid ones), or
+            a refused write into ``book/``.
+        RuntimeError: execution failed; names the notebook and the partial copy, with the
+            papermill error chained (the original traceback is kept).
     """
     import nbformat
     import papermill as pm
@@ -101,32 +130,55 @@ def run_notebook(name: str, profile: str, out_dir: Path, *, notebook_dir: Path =
     profiles = load_profiles(notebook_dir / PROFILES_FILE.name) if profiles is None else profiles
     params = _parameters(name, profile, profiles)
     extra = dict(extra_parameters or {})  # e.g. a data path: recorded, not hashed
-    out_dir.mkdir(parents=True, exist_ok=True)
-    out = out_dir / f"{name}.ipynb"
+    _check_parameters(name, src, {**params, **extra, "profile": profile})
+    if _is_book(out_dir):
+        if profile != BOOK_PROFILE:
+            raise ValueError(f"book/ takes only the {BOOK_PROFILE!r} profile, not {profile!r}: pass another out_dir")
+        if extra and not allow_book_overrides:
+            raise ValueError(f"refusing to write {name!r} into book/ with overrides {extra}: the published book "
+                             f"is the {BOOK_PROFILE!r} profile as in {PROFILES_FILE.name}. Write elsewhere "
+                             "(--out), or pass --allow-book-overrides (check then reports the copy)")
+    work = Path(tempfile.mkdtemp(prefix=f"mtlib-{name}-"))
+    partial = work / f"{name}.ipynb"
     try:
-        pm.execute_notebook(str(src), str(out), parameters={**params, **extra, "profile": profile},
+        pm.execute_notebook(str(src), str(partial), parameters={**params, **extra, "profile": profile},
                             kernel_name="python3", cwd=str(notebook_dir), log_output=log_output,
                             progress_bar=False)
     except Exception as err:
         raise RuntimeError(f"notebook {name!r} failed with profile {profile!r} "
-                           f"(partial output in {out}): {err}") from err
-    nb = nbformat.read(out, as_version=4)
+                           f"(partial output in {partial}; {out_dir} is unchanged): {err}") from err
+    nb = nbformat.read(partial, as_version=4)
     _mark_cells(nb)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    out = out_dir / f"{name}.ipynb"
     # papermill records absolute paths of this machine; keep them relative to the repository.
     pm_meta = nb.metadata.get("papermill", {})
+    pm_meta["input_path"], pm_meta["output_path"] = str(src), str(out)
     for key in ("input_path", "output_path"):
-        if pm_meta.get(key):
-            path = Path(pm_meta[key]).resolve()
-            pm_meta[key] = str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else path.name
+        path = Path(pm_meta[key]).resolve()
+        pm_meta[key] = str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else path.name
     nb.metadata["mtlib"] = {"profile": profile, "parameters": params, "overrides": extra,
                             "source_sha256": source_hash(src, params)}
-    nbformat.write(nb, out)
+    staged = out_dir / f".{name}.ipynb.{os.getpid()}.tmp"
+    nbformat.write(nb, staged)
+    os.replace(staged, out)  # atomic: readers see the old copy or the new one
+    shutil.rmtree(work, ignore_errors=True)
     return out
 
 
 def run_all(profile: str, out_dir: Path, only: Sequence[str] | None = None, **kwargs) -> list[Path]:
-    names = list(only) if only else list_notebooks(kwargs.get("notebook_dir", NOTEBOOK_DIR))
-    return [run_notebook(n, profile, out_dir, **kwargs) for n in names]
+    """Runs the named notebooks (default: all); every name is checked before any runs."""
+    notebook_dir = kwargs.get("notebook_dir", NOTEBOOK_DIR)
+    available = list_notebooks(notebook_dir)
+    names = list(only) if only else available
+    unknown = [n for n in names if n not in available]
+    if unknown:
+        raise ValueError(f"unknown notebook(s) {unknown}; notebooks: {available}")
+    profiles = kwargs.pop("profiles", None) or load_profiles(notebook_dir / PROFILES_FILE.name)
+    for n in names:  # profiles and parameters of all, before the first (long) run
+        params = {**_parameters(n, profile, profiles), **(kwargs.get("extra_parameters") or {}), "profile": profile}
+        _check_parameters(n, notebook_dir / f"{n}.ipynb", params)
+    return [run_notebook(n, profile, out_dir, profiles=profiles, **kwargs) for n in names]
 
 
 def output_problems(path: Path) -> list[str]:
@@ -160,6 +212,10 @@ def check_book(book_dir: Path = BOOK_DIR, notebook_dir: Path = NOTEBOOK_DIR) -> 
         if meta.get("profile") != BOOK_PROFILE:
             problems.append(f"{name}: executed with profile {meta.get('profile')!r}, the book needs {BOOK_PROFILE!r}")
             continue
+        if meta.get("overrides"):
+            problems.append(f"{name}: executed with parameter overrides {meta['overrides']}, not the "
+                            f"{BOOK_PROFILE!r} profile alone")
+            continue
         params = _parameters(name, BOOK_PROFILE, profiles)
         if meta.get("source_sha256") != source_hash(notebook_dir / f"{name}.ipynb", params):
             problems.append(f"{name}: stale: source or profile changed since it was executed")
@@ -174,7 +230,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument("--out", type=Path, default=None, help=f"output folder (default: book/ for {BOOK_PROFILE!r})")
     run.add_argument("--only", nargs="*", help="notebook names (default: all)")
     run.add_argument("-p", "--param", nargs=2, action="append", default=[], metavar=("NAME", "YAML_VALUE"),
-                     help="override a parameter, e.g. -p mtme_root /data/mt-metrics-eval")
+                     help="override a parameter, e.g. -p n_segments 50 (refused for book/ unless "
+                          "--allow-book-overrides)")
+    run.add_argument("--allow-book-overrides", action="store_true",
+                     help="write overridden runs into book/ anyway (check then reports them)")
     sub.add_parser("check", help="report executed notebooks in book/ that are stale")
     args = parser.parse_args(argv)
     if args.cmd == "check":
@@ -186,8 +245,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.profile != BOOK_PROFILE:
             parser.error(f"--out is required for profile {args.profile!r}: only {BOOK_PROFILE!r} goes into book/")
         out = BOOK_DIR
-    extra = {k: yaml.safe_load(v) for k, v in args.param}
-    for path in run_all(args.profile, out, args.only, extra_parameters=extra, log_output=True):
+    extra = {}
+    for key, value in args.param:
+        try:
+            extra[key] = yaml.safe_load(value)
+        except yaml.YAMLError as err:
+            parser.error(f"-p {key} {value!r}: not valid YAML ({str(err).splitlines()[0]})")
+    try:
+        paths = run_all(args.profile, out, args.only, extra_parameters=extra, log_output=True,
+                        allow_book_overrides=args.allow_book_overrides)
+    except (ValueError, FileNotFoundError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    for path in paths:
         print(f"wrote {path}")
     return 0
 

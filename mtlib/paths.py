@@ -83,7 +83,15 @@ def extras_root(root: str | os.PathLike | None = None) -> Path:
 
 
 def has_mtme_data() -> bool:
-    """True when an mt-metrics-eval folder can be found (used to skip data tests)."""
+    """True when an mt-metrics-eval folder can be found (used to skip data tests).
+
+    False only when none is configured and the default location is absent. A folder set
+    explicitly (``MTLIB_DATA`` or ``MTLIB_MTME``) that is wrong raises ``FileNotFoundError``:
+    a typo in the setting must not turn into silently skipped tests.
+    """
+    if os.environ.get(MTME_ENV) or os.environ.get(DATA_ENV):
+        mtme_root()
+        return True
     try:
         mtme_root()
     except FileNotFoundError:

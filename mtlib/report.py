@@ -27,20 +27,23 @@ def beside_paper(ours: pd.DataFrame, paper: pd.DataFrame, on: Sequence[str], *,
 
 
 def wide_beside_paper(df: pd.DataFrame, index: Sequence[str], stats: Sequence[str],
-                      stat_col: str = "stat") -> pd.DataFrame:
-    """One row per ``index``, and for each stat the columns ``|s| ours``, ``|s| paper``, ``Δs``.
+                      stat_col: str = "stat", decimals: int = 3) -> pd.DataFrame:
+    """One row per ``index``, and for each stat the columns ``s ours`` (signed), ``|s| paper``
+    and ``Δ|s|`` (= |ours| − paper).
 
-    Rows keep their first-seen order. Raises ``ValueError`` on duplicate rows rather than
-    averaging them.
+    The papers print absolute correlations; ours keep their sign (positive = agreement), so a
+    negative correlation is never mistaken for a good one. ``Δ|s|`` is a reproduction check of
+    the printed number only: compare metrics with the signed column. Rows keep their first-seen
+    order. Raises ``ValueError`` on duplicate rows rather than averaging them.
     """
     keys = list(index) + [stat_col]
     if df.duplicated(keys).any():
         raise ValueError(f"duplicate rows for {keys}")
-    wide = df.set_index(keys)[["ours", "paper", "delta"]].unstack(stat_col)
+    wide = df.set_index(keys)[["value", "paper", "delta"]].unstack(stat_col)
     columns = {}
     for s in stats:
-        columns[f"|{s}| ours"] = wide[("ours", s)]
+        columns[f"{s} ours"] = wide[("value", s)].round(decimals)
         columns[f"|{s}| paper"] = wide[("paper", s)]
-        columns[f"Δ{s}"] = wide[("delta", s)]
+        columns[f"Δ|{s}|"] = wide[("delta", s)]
     order = df[list(index)].drop_duplicates().apply(tuple, axis=1).tolist()
     return pd.DataFrame(columns).reindex(pd.MultiIndex.from_tuples(order, names=list(index)))

@@ -18,18 +18,9 @@ from typing import Sequence
 import yaml
 
 from mtlib.metrics import METRICS, get_metric
+from mtlib.textio import read_lines
 
-__all__ = ["main", "read_lines"]
-
-
-def read_lines(path: Path) -> list[str]:
-    if not path.is_file():
-        raise FileNotFoundError(f"no such file: {path}")
-    text = path.read_text(encoding="utf-8")
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return lines
+__all__ = ["main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -46,7 +37,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "=" not in item:
             parser.error(f"option {item!r} is not KEY=VALUE")
         key, value = item.split("=", 1)
-        options[key] = yaml.safe_load(value)
+        try:
+            options[key] = yaml.safe_load(value)
+        except yaml.YAMLError as err:
+            parser.error(f"option {item!r}: the value is not valid YAML ({str(err).splitlines()[0]}); "
+                         "quote strings, e.g. -o \"tokenize='13a'\"")
     try:
         metric = get_metric(args.metric, **options)
         hyps = read_lines(args.hyp)

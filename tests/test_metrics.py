@@ -42,11 +42,12 @@ def test_bleu_identical_is_100():
 
 
 def test_signatures():
-    assert BLEU().signature == "BLEU|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"
-    assert BLEU(tokenize="intl").signature == "BLEU|case:mixed|eff:no|tok:intl|smooth:exp|version:2.6.0"
-    assert TER().signature == "TER|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:2.6.0"
-    assert ChrF().signature == "chrF|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.6.0"
-    assert METEOR().signature.startswith("METEOR|impl:nltk-")
+    v = "mtlib:" + __import__("mtlib").__version__
+    assert BLEU().signature == f"BLEU|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0|n:4|{v}"
+    assert BLEU(tokenize="intl").signature == f"BLEU|case:mixed|eff:no|tok:intl|smooth:exp|version:2.6.0|n:4|{v}"
+    assert TER().signature == f"TER|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:2.6.0|{v}"
+    assert ChrF().signature == f"chrF|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.6.0|beta:2|{v}"
+    assert METEOR().signature.startswith("METEOR|wordnet:3.0|tok:13a-lc|alpha:0.9|beta:3.0|gamma:0.5|")
 
 
 def test_registry():

@@ -108,3 +108,75 @@ def test_executed_notebooks_record_no_machine_paths():
         meta = json.loads((nbr.BOOK_DIR / f"{name}.ipynb").read_text())["metadata"]["papermill"]
         assert meta["input_path"] == f"notebooks/{name}.ipynb"
         assert meta["output_path"] == f"book/{name}.ipynb"
+
+
+# -- the published book can only change through a successful full-profile run ----------------
+def _book_bytes():
+    return {p.name: p.read_bytes() for p in nbr.BOOK_DIR.glob("*.ipynb")}
+
+
+def test_overrides_into_book_are_refused():
+    before = _book_bytes()
+    with pytest.raises(ValueError, match="refusing to write 'wmt19_baselines' into book/ with overrides"):
+        nbr.run_notebook("wmt19_baselines", "full", nbr.BOOK_DIR, extra_parameters={"n_segments": 30})
+    with pytest.raises(ValueError, match="book/ takes only the 'full' profile"):
+        nbr.run_notebook("wmt19_baselines", "small", nbr.BOOK_DIR)
+    assert nbr.main(["run", "--only", "wmt19_baselines", "-p", "n_segments", "30"]) == 2
+    assert _book_bytes() == before
+
+
+def test_check_book_flags_overrides(tmp_path):
+    for name in nbr.list_notebooks():
+        nb = json.loads((nbr.BOOK_DIR / f"{name}.ipynb").read_text())
+        nb["metadata"]["mtlib"]["overrides"] = {"n_segments": 30}
+        (tmp_path / f"{name}.ipynb").write_text(json.dumps(nb))
+    problems = nbr.check_book(tmp_path)
+    assert len(problems) == len(nbr.list_notebooks())
+    assert all("executed with parameter overrides {'n_segments': 30}" in p for p in problems)
+
+
+def test_unknown_parameter_is_an_error_listing_the_parameters(tmp_path):
+    with pytest.raises(ValueError, match=r"notebook 'wmt19_baselines' has no parameter\(s\) \['nsegments'\]; "
+                                         r"its parameters: \['language_pairs', .*'n_segments'"):
+        nbr.run_notebook("wmt19_baselines", "small", tmp_path, extra_parameters={"nsegments": 20})
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_only_checks_every_name_before_running(tmp_path, capsys):
+    assert nbr.main(["run", "--profile", "small", "--out", str(tmp_path), "--only", "wmt19_baselines", "nosuch"]) == 2
+    assert "unknown notebook(s) ['nosuch']" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def _toy_notebook(folder: Path) -> dict:
+    import nbformat
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    params = nbformat.v4.new_code_cell('profile = "small"\nx = 1')
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params, nbformat.v4.new_code_cell("assert x == 1, 'x must be 1'\nprint('ran', x)")]
+    folder.mkdir()
+    nbformat.write(nb, folder / "toy.ipynb")
+    return {"toy": {"small": {"x": 1}}}
+
+
+def test_failed_run_leaves_the_existing_copy_alone(tmp_path):
+    profiles = _toy_notebook(tmp_path / "nbs")
+    out = tmp_path / "out"
+    good = nbr.run_notebook("toy", "small", out, notebook_dir=tmp_path / "nbs", profiles=profiles)
+    published = good.read_bytes()
+    with pytest.raises(RuntimeError, match=r"(?s)notebook 'toy' failed.*partial output in .*out is unchanged"):
+        nbr.run_notebook("toy", "small", out, notebook_dir=tmp_path / "nbs", profiles=profiles,
+                         extra_parameters={"x": 2})
+    assert good.read_bytes() == published
+    assert sorted(p.name for p in out.iterdir()) == ["toy.ipynb"]  # nothing partial beside it
+
+
+@requires_data
+@pytest.mark.data
+@pytest.mark.slow
+def test_baselines_page_on_tiny_valid_settings(tmp_path):
+    # 20 segments and 10 resamples once put a point estimate outside its interval and crashed the plot.
+    out = nbr.run_notebook("wmt19_baselines", "small", tmp_path, extra_parameters={
+        "language_pairs": ["en-de", "de-en"], "n_segments": 20, "n_resamples": 10})
+    assert nbr.output_problems(out) == []

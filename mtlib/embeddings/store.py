@@ -27,8 +27,11 @@ class EmbeddingStore:
 
     def __init__(self, folder: Path, identity: str, layer: int, max_length: int) -> None:
         folder.mkdir(parents=True, exist_ok=True)
+        # Readable, but not injective ("org/my_model" and "org_my/model" read alike): the hash
+        # of the exact identity makes the name unique.
         safe = re.sub(r"[^A-Za-z0-9_.@-]+", "_", identity)
-        self.path = folder / f"{safe}.L{layer}.max{max_length}.sqlite"
+        exact = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:12]
+        self.path = folder / f"{safe}.{exact}.L{layer}.max{max_length}.sqlite"
         self._db = sqlite3.connect(self.path)
         self._db.execute("CREATE TABLE IF NOT EXISTS emb (key BLOB PRIMARY KEY, n INTEGER, d INTEGER, "
                          "ids BLOB, vec BLOB)")

@@ -18,6 +18,10 @@ METRICS: dict[str, type[Metric]] = {"BLEU": BLEU, "chrF": ChrF, "TER": TER, "MET
 def get_metric(name: str, **kwargs) -> Metric:
     """Instantiates a metric by registry name (case-insensitive); kwargs go to its constructor."""
     by_lower = {k.lower(): v for k, v in METRICS.items()}
-    if name.lower() not in by_lower:
+    if not isinstance(name, str) or name.lower() not in by_lower:
         raise ValueError(f"unknown metric {name!r}; valid: {sorted(METRICS)}")
-    return by_lower[name.lower()](**kwargs)
+    cls = by_lower[name.lower()]
+    unknown = sorted(set(kwargs) - set(cls.option_names()))
+    if unknown:
+        raise ValueError(f"{cls.name}: unknown option(s) {unknown}; valid: {cls.option_names()}")
+    return cls(**kwargs)

@@ -7,11 +7,12 @@ statistics and never re-scores text (the design of sacrebleu's ``metrics/base.py
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar, Sequence
+import inspect
+from typing import Any, ClassVar, Collection, Sequence
 
 import numpy as np
 
-__all__ = ["Metric", "SacrebleuMetric", "check_inputs"]
+__all__ = ["Metric", "SacrebleuMetric", "check_inputs", "check_option", "version_signature"]
 
 
 def check_inputs(name: str, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> None:
@@ -30,6 +31,10 @@ def check_inputs(name: str, hyps: Sequence[str], refs: Sequence[Sequence[str]]) 
     for i, h in enumerate(hyps):
         if not isinstance(h, str):
             raise TypeError(f"{name}: hyps[{i}] is {type(h).__name__}, expected str")
+    for k, stream in enumerate(refs):
+        for i, r in enumerate(stream):
+            if not isinstance(r, str):
+                raise TypeError(f"{name}: refs[{k}][{i}] is {type(r).__name__}, expected str")
 
 
 class Metric(ABC):
@@ -67,15 +72,89 @@ class Metric(ABC):
         """Per-segment scores (the corpus formula applied to each segment's statistics)."""
         return self.scores_from_stats(self.segment_stats(hyps, refs))
 
+    @classmethod
+    def option_names(cls) -> list[str]:
+        """The settings the constructor takes."""
+        params = inspect.signature(cls.__init__).parameters
+        return sorted(k for k, p in params.items() if k != "self" and p.kind is not p.VAR_KEYWORD)
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.signature})"
 
 
-class SacrebleuMetric(Metric):
-    """Adapter over a sacrebleu metric: its segment statistics and its score formula."""
+def check_option(metric: str, name: str, value: Any, kind: type | tuple[type, ...], *,
+                 minimum: float | None = None, choices: Collection | None = None) -> Any:
+    """One metric setting: its type (``bool`` is not an ``int``), lower bound and allowed values."""
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    ok = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
+    if not ok:
+        names = " or ".join("None" if k is type(None) else k.__name__ for k in kinds)
+        raise TypeError(f"{metric}: option {name} must be {names}, got {value!r}")
+    if minimum is not None and value is not None and value < minimum:
+        raise ValueError(f"{metric}: option {name} must be >= {minimum}, got {value!r}")
+    if choices is not None and value is not None and value not in choices:
+        raise ValueError(f"{metric}: option {name}={value!r} is not valid; valid: {sorted(choices)}")
+    return value
 
-    def __init__(self, impl) -> None:
-        self._impl = impl
+
+def version_signature(*libraries: str) -> str:
+    """``mtlib:X`` and ``LIB:X`` for each named library whose code shapes the number."""
+    import importlib
+
+    from mtlib.version import __version__
+    parts = [f"mtlib:{__version__}"] + [f"{lib}:{importlib.import_module(lib).__version__}" for lib in libraries]
+    return "|".join(parts)
+
+
+class SacrebleuMetric(Metric):
+    """Adapter over a sacrebleu metric: its segment statistics and its score formula.
+
+    Every constructor option of the sacrebleu class is checked (name, type, range, choices)
+    before sacrebleu sees it, and every option that changes a number is in the signature:
+    sacrebleu's own signature leaves some out (BLEU's n-gram order, chrF's beta), which
+    subclasses add through ``_extra_signature``.
+
+    Class attributes for subclasses:
+        _impl_class: the sacrebleu metric class.
+        _types: option -> accepted type(s) (default: the type of sacrebleu's default value).
+        _minimum / _choices: lower bounds and allowed values of options.
+        _extra_signature: option -> abbreviation, for options sacrebleu's signature omits.
+        _no_effect: options that change no number, with the reason (kept out of the signature).
+    """
+
+    _impl_class: ClassVar[type]
+    _types: ClassVar[dict[str, tuple[type, ...]]] = {}
+    _minimum: ClassVar[dict[str, float]] = {}
+    _choices: ClassVar[dict[str, Collection]] = {}
+    _extra_signature: ClassVar[dict[str, str]] = {}
+    _no_effect: ClassVar[dict[str, str]] = {}
+
+    def __init__(self, **options: Any) -> None:
+        self.options = self.resolved_options(options)
+        self._impl = self._impl_class(**self.options)
+
+    @classmethod
+    def option_defaults(cls) -> dict[str, Any]:
+        """sacrebleu's constructor options and their defaults (``references`` excluded)."""
+        params = inspect.signature(cls._impl_class.__init__).parameters
+        return {k: p.default for k, p in params.items() if k not in ("self", "references")}
+
+    @classmethod
+    def option_names(cls) -> list[str]:
+        return sorted(cls.option_defaults())
+
+    @classmethod
+    def resolved_options(cls, options: dict[str, Any]) -> dict[str, Any]:
+        defaults = cls.option_defaults()
+        unknown = sorted(set(options) - set(defaults))
+        if unknown:
+            raise ValueError(f"{cls.name}: unknown option(s) {unknown}; valid: {sorted(defaults)}")
+        out = {**defaults, **options}
+        for key, value in options.items():
+            kind = cls._types.get(key, (type(defaults[key]),))
+            check_option(cls.name, key, value, kind, minimum=cls._minimum.get(key),
+                         choices=cls._choices.get(key))
+        return out
 
     def segment_stats(self, hyps, refs):
         check_inputs(self.name, hyps, refs)
@@ -92,4 +171,5 @@ class SacrebleuMetric(Metric):
         # (SystemStats adds the references used).
         args = {**self._impl.__dict__, "num_refs": "?"}
         text = self._impl._SIGNATURE_TYPE(args).format().replace("nrefs:?|", "")
-        return f"{self.name}|{text}"
+        extra = "".join(f"|{abbr}:{self.options[key]}" for key, abbr in self._extra_signature.items())
+        return f"{self.name}|{text}{extra}|{version_signature()}"

@@ -2,29 +2,32 @@
 
 from __future__ import annotations
 
+import numpy as np
 from sacrebleu.metrics import BLEU as _SacreBLEU
 
 from mtlib.metrics.base import SacrebleuMetric, check_inputs
-
-import numpy as np
 
 
 class BLEU(SacrebleuMetric):
     """sacrebleu BLEU (default: 13a tokenisation, exp smoothing, mixed case), 0-100.
 
     Args:
-        **kwargs: passed to :class:`sacrebleu.metrics.BLEU` (``tokenize``, ``lowercase``, ...).
+        **options: passed to :class:`sacrebleu.metrics.BLEU` (``tokenize``, ``lowercase``,
+            ``max_ngram_order``, ...), checked first.
     """
 
     name = "BLEU"
     higher_is_better = True
-
-    def __init__(self, **kwargs) -> None:
-        super().__init__(_SacreBLEU(**kwargs))
-        self._kwargs = kwargs
+    _impl_class = _SacreBLEU
+    _types = {"tokenize": (str, type(None)), "smooth_value": (int, float, type(None))}
+    _minimum = {"max_ngram_order": 1, "smooth_value": 0}
+    _choices = {"tokenize": set(_SacreBLEU.TOKENIZERS), "smooth_method": set(_SacreBLEU.SMOOTH_DEFAULTS)}
+    _extra_signature = {"max_ngram_order": "n"}
+    _no_effect = {"force": "only silences sacrebleu's warning about tokenised input",
+                  "trg_lang": "only picks the default tokeniser, which the signature names"}
 
     def sentence_scores(self, hyps, refs) -> np.ndarray:
         """sacrebleu's ``sentence_bleu`` (effective order), one score per segment."""
         check_inputs(self.name, hyps, refs)
-        sent = _SacreBLEU(**{**self._kwargs, "effective_order": True})
+        sent = _SacreBLEU(**{**self.options, "effective_order": True})
         return np.array([sent.sentence_score(h, [r[i] for r in refs]).score for i, h in enumerate(hyps)])

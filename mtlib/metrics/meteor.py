@@ -20,7 +20,7 @@ from typing import Sequence
 import numpy as np
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-from mtlib.metrics.base import Metric, check_inputs
+from mtlib.metrics.base import Metric, check_inputs, check_option, version_signature
 from mtlib.wordnet import ensure_wordnet
 
 
@@ -31,7 +31,9 @@ class METEOR(Metric):
     higher_is_better = True
 
     def __init__(self, alpha: float = 0.9, beta: float = 3.0, gamma: float = 0.5) -> None:
-        self.alpha, self.beta, self.gamma = alpha, beta, gamma
+        for key, value in (("alpha", alpha), ("beta", beta), ("gamma", gamma)):
+            check_option(self.name, key, value, (int, float), minimum=0)
+        self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
         self._tok = Tokenizer13a()
 
     def segment_stats(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
@@ -60,6 +62,6 @@ class METEOR(Metric):
 
     @property
     def signature(self) -> str:
-        import nltk
-        return (f"METEOR|impl:nltk-{nltk.__version__}|wordnet:3.0|tok:13a-lc|"
-                f"alpha:{self.alpha}|beta:{self.beta}|gamma:{self.gamma}|agg:mean-sentence")
+        # nltk's matcher and sacrebleu's 13a tokeniser both shape the number.
+        return (f"METEOR|wordnet:3.0|tok:13a-lc|alpha:{self.alpha}|beta:{self.beta}|gamma:{self.gamma}|"
+                f"agg:mean-sentence|{version_signature('nltk', 'sacrebleu')}")

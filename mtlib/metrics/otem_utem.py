@@ -33,9 +33,10 @@ from collections import Counter
 from typing import Sequence
 
 import numpy as np
+from sacrebleu.metrics import BLEU as _SacreBLEU
 from sacrebleu.metrics.bleu import _get_tokenizer
 
-from mtlib.metrics.base import Metric, check_inputs
+from mtlib.metrics.base import Metric, check_inputs, check_option, version_signature
 
 __all__ = ["Otem", "Utem", "ngram_counts", "count_over", "count_under", "VARIANTS"]
 
@@ -71,8 +72,9 @@ class _OverUnder(Metric):
                  variant: str = "paper") -> None:
         if isinstance(order, bool) or not isinstance(order, int) or order < 1:
             raise ValueError(f"{self.name}: n-gram order must be an integer >= 1, got {order!r}")
-        if variant not in VARIANTS:
-            raise ValueError(f"{self.name}: unknown variant {variant!r}; valid: {list(VARIANTS)}")
+        check_option(self.name, "variant", variant, str, choices=VARIANTS)
+        check_option(self.name, "tokenize", tokenize, str, choices=set(_SacreBLEU.TOKENIZERS))
+        check_option(self.name, "lowercase", lowercase, bool)
         self.variant = variant
         self.order = order
         self.tokenize = tokenize
@@ -116,7 +118,7 @@ class _OverUnder(Metric):
     @property
     def signature(self) -> str:
         return (f"{self.name}|n:{self.order}|tok:{self.tokenize}|case:{'lc' if self.lowercase else 'mixed'}|"
-                f"weights:uniform|multiref:{self.variant}")
+                f"weights:uniform|multiref:{self.variant}|{version_signature('sacrebleu')}")
 
 
 class Otem(_OverUnder):

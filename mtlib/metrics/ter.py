@@ -11,11 +11,11 @@ class TER(SacrebleuMetric):
     """sacrebleu TER (default: case-insensitive, tercom tokens, no normalisation), 0-100, lower is better.
 
     Args:
-        **kwargs: passed to :class:`sacrebleu.metrics.TER` (``normalized``, ``case_sensitive``, ...).
+        **options: passed to :class:`sacrebleu.metrics.TER` (``normalized``, ``case_sensitive``, ...),
+            checked first.
     """
 
     name = "TER"
     higher_is_better = False
+    _impl_class = _SacreTER
 
-    def __init__(self, **kwargs) -> None:
-        super().__init__(_SacreTER(**kwargs))

@@ -1,0 +1,120 @@
+"""Nothing can silently change a cached number: exact signatures, checked entries, safe writers."""
+
+import multiprocessing
+import warnings
+
+import numpy as np
+import pytest
+
+from mtlib.data import load_evalset
+from mtlib.metrics import BLEU, METRICS, Otem, get_metric
+from mtlib.metrics.base import SacrebleuMetric
+from mtlib.scoring import read_entry, score_systems, stats_key, write_entry
+from mtlib.version import __version__
+
+# A second valid value for every setting of every registered metric. The test below fails
+# for a new setting that has no entry here, so a new option cannot slip out of the signature.
+ALTERNATIVES = {
+    "BLEU": {"lowercase": True, "tokenize": "intl", "smooth_method": "floor", "smooth_value": 0.5,
+             "max_ngram_order": 2, "effective_order": True},
+    "chrF": {"char_order": 5, "word_order": 2, "beta": 3, "lowercase": True, "whitespace": True,
+             "eps_smoothing": True},
+    "TER": {"normalized": True, "no_punct": True, "asian_support": True, "case_sensitive": True},
+    "METEOR": {"alpha": 0.8, "beta": 2.0, "gamma": 0.4},
+    "Otem": {"order": 3, "tokenize": "none", "lowercase": True, "variant": "authors"},
+    "Utem": {"order": 3, "tokenize": "none", "lowercase": True, "variant": "authors"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(METRICS))
+def test_every_setting_is_in_the_signature(name):
+    cls = METRICS[name]
+    no_effect = getattr(cls, "_no_effect", {})
+    settings = [o for o in cls.option_names() if o not in no_effect]
+    missing = [o for o in settings if o not in ALTERNATIVES[name]]
+    assert not missing, f"{name}: give the settings {missing} an alternative value here"
+    base = get_metric(name).signature
+    for option in settings:
+        kwargs = {option: ALTERNATIVES[name][option]}
+        if (name, option) == ("BLEU", "smooth_value"):
+            kwargs["smooth_method"] = "floor"  # exp ignores the value
+            base_here = get_metric(name, smooth_method="floor").signature
+        else:
+            base_here = base
+        assert get_metric(name, **kwargs).signature != base_here, f"{name}: {option} not in the signature"
+
+
+def test_bleu_orders_do_not_share_cache_entries(tiny_mtme):
+    evs = load_evalset("toy", "de-en", root=tiny_mtme)
+    four = score_systems(evs, BLEU()).system_scores()
+    two = score_systems(evs, BLEU(max_ngram_order=2)).system_scores()
+    assert two["sysB"] != four["sysB"] and all(0 <= v <= 100 + 1e-9 for v in two.values())
+    assert two["sysB"] == pytest.approx(BLEU(max_ngram_order=2).corpus_score(evs.outputs["sysB"], [evs.refs["ref"]]))
+
+
+@pytest.mark.parametrize("name", sorted(METRICS))
+def test_signatures_carry_the_versions_that_shape_the_number(name):
+    sig = get_metric(name).signature
+    assert f"mtlib:{__version__}" in sig
+    if name == "METEOR":
+        assert "nltk:" in sig and "sacrebleu:" in sig
+    if name in ("Otem", "Utem"):
+        assert "sacrebleu:" in sig
+    if issubclass(METRICS[name], SacrebleuMetric):
+        assert "version:2." in sig  # sacrebleu's own
+
+
+def test_embedding_cache_names_are_unique(tmp_path):
+    from mtlib.embeddings.store import EmbeddingStore
+    a = EmbeddingStore(tmp_path, "org/my_model@abc", 9, 512)
+    b = EmbeddingStore(tmp_path, "org_my/model@abc", 9, 512)
+    assert a.path != b.path
+
+
+def _hammer(args):
+    folder, worker = args
+    stats = np.arange(12, dtype=np.float64).reshape(4, 3)
+    for _ in range(60):
+        write_entry(folder / "k.npz", "k", stats)
+    return worker
+
+
+def test_concurrent_writers_share_one_cache(tmp_path):
+    with multiprocessing.get_context("spawn").Pool(4) as pool:
+        assert sorted(pool.map(_hammer, [(tmp_path, i) for i in range(4)])) == [0, 1, 2, 3]
+    np.testing.assert_array_equal(read_entry(tmp_path / "k.npz", "k", 4), np.arange(12.).reshape(4, 3))
+    assert [p.name for p in tmp_path.iterdir()] == ["k.npz"]  # no temporary file left behind
+
+
+def _entry(cache, evs, metric, system):
+    key = stats_key(metric, evs.outputs[system], [evs.refs[evs.std_ref]])
+    return cache / "stats" / metric.name / f"{key}.npz"
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "other_shape", "other_key", "flipped_value"])
+def test_damaged_entries_are_recomputed_never_used(tiny_mtme, tmp_path, damage):
+    evs = load_evalset("toy", "de-en", root=tiny_mtme)
+    cache = tmp_path / "c"
+    metric = Otem()
+    want = score_systems(evs, metric, cache=cache)
+    path = _entry(cache, evs, metric, "sysC")
+    data = path.read_bytes()
+    if damage == "truncate":
+        path.write_bytes(data[: len(data) // 2])
+    elif damage == "garbage":
+        path.write_bytes(b"\x93NUMPY" + bytes(200))
+    elif damage == "other_shape":  # a valid entry, but of another shape: a system's score 0 -> 100 before
+        write_entry(path, path.stem, np.zeros((2, 6)))
+    elif damage == "other_key":
+        write_entry(path, "0" * 64, want["sysC"])
+    else:  # a number changed inside the file, its checksum not
+        with np.load(path) as z:
+            stats, key, checksum = z["stats"].copy(), z["key"], z["sha256"]
+        stats[0, 0] += 1
+        np.savez(path, stats=stats, key=key, sha256=checksum)
+    with pytest.warns(UserWarning, match=rf"statistics cache entry {path}.* recomputing"):
+        got = score_systems(evs, metric, cache=cache)
+    np.testing.assert_array_equal(got["sysC"], want["sysC"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # repaired: the next read is clean
+        score_systems(evs, metric, cache=cache)
