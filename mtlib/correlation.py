@@ -150,18 +150,26 @@ _STAT_NAMES = {"pearson": "r", "kendall": "tau", "spearman": "rho"}
 
 
 def correlation_table(metrics: Mapping[str, Mapping[str, float]], human: Mapping[str, float | None],
-                      subsets: Mapping[str, Sequence[str] | None], *, variant: str = "b") -> pd.DataFrame:
+                      subsets: Mapping[str, Sequence[str] | None], *, variant: str = "b",
+                      lower_is_better: Iterable[str] = ()) -> pd.DataFrame:
     """r, tau, rho of several metrics on several system subsets, as a long DataFrame.
 
     Args:
         metrics: metric name -> (system -> score).
         human: system -> human score.
         subsets: subset name -> systems (None = all scored systems).
+        lower_is_better: metrics whose scores are negated first (e.g. TER), so that every
+            ``value`` is oriented: positive means agreement with humans.
 
     Returns:
         Columns ``metric``, ``subset``, ``stat`` (r / tau / rho), ``value`` (signed),
         ``abs`` (|value|, as the papers print), ``n``, ``statistic`` (scipy name).
     """
+    flip = set(lower_is_better)
+    unknown = flip - set(metrics)
+    if unknown:
+        raise ValueError(f"lower_is_better names metrics not given: {sorted(unknown)}")
+    metrics = {m: ({s: -v for s, v in sc.items()} if m in flip else sc) for m, sc in metrics.items()}
     rows = []
     for subset, systems in subsets.items():
         for name, scores in metrics.items():

@@ -45,5 +45,7 @@ def wide_beside_paper(df: pd.DataFrame, index: Sequence[str], stats: Sequence[st
         columns[f"{s} ours"] = wide[("value", s)].round(decimals)
         columns[f"|{s}| paper"] = wide[("paper", s)]
         columns[f"Δ|{s}|"] = wide[("delta", s)]
-    order = df[list(index)].drop_duplicates().apply(tuple, axis=1).tolist()
-    return pd.DataFrame(columns).reindex(pd.MultiIndex.from_tuples(order, names=list(index)))
+    order = df[list(index)].drop_duplicates()
+    rows = (pd.Index(order.iloc[:, 0], name=index[0]) if len(index) == 1
+            else pd.MultiIndex.from_frame(order))
+    return pd.DataFrame(columns).reindex(rows)

@@ -82,6 +82,25 @@ def test_correlation_curve_and_table():
     table = correlation_table({"m": dict(zip(NAMES, X))}, human, {"all": None, "top": top_systems(human, 5)})
     assert list(table["stat"][:3]) == ["r", "tau", "rho"] and set(table["n"]) == {12, 5}
     assert (table["abs"] == table["value"].abs()).all()
+    flipped = correlation_table({"m": dict(zip(NAMES, X)), "err": {n: -x for n, x in zip(NAMES, X)}}, human,
+                                {"all": None}, lower_is_better=["err"])
+    by = flipped.set_index(["metric", "stat"])["value"]
+    for stat in ("r", "tau", "rho"):  # an error count that falls as m rises agrees as much as m
+        assert by[("err", stat)] == pytest.approx(by[("m", stat)])
+    with pytest.raises(ValueError, match="lower_is_better names metrics not given"):
+        correlation_table({"m": dict(zip(NAMES, X))}, human, {"all": None}, lower_is_better=["TER"])
+
+
+def test_wide_beside_paper_keeps_the_sign():
+    import pandas as pd
+
+    from mtlib.report import beside_paper, wide_beside_paper
+    ours = pd.DataFrame({"metric": ["A", "A"], "stat": ["r", "tau"], "value": [-0.5484, 0.9], "abs": [0.5484, 0.9]})
+    paper = pd.DataFrame({"metric": ["A", "A"], "stat": ["r", "tau"], "paper": [0.548, 0.7]})
+    wide = wide_beside_paper(beside_paper(ours, paper, on=["metric", "stat"]), ["metric"], ["r", "tau"])
+    row = wide.loc["A"]
+    assert row["r ours"] == -0.548 and row["|r| paper"] == 0.548 and row["Δ|r|"] == 0.0
+    assert row["tau ours"] == 0.9 and row["Δ|tau|"] == pytest.approx(0.2)
 
 
 # The difficulty-aware paper's Table 2 (top-6 WMT19 en-de systems): the printed Δrank sums.

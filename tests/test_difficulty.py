@@ -85,3 +85,20 @@ def test_da_curve_recomputes_difficulty_per_k():
     want = da_system_stats({s: matches[s] for s in top3}, d3).system_scores()
     from mtlib.correlation import correlate
     assert curve["value"][0] == pytest.approx(correlate(want, human, "kendall", systems=top3).value)
+
+
+def test_baseline_curve_is_the_correlation_at_each_b():
+    from mtlib.correlation import correlate
+    from mtlib.difficulty import da_baseline_curve
+    rng = np.random.default_rng(0)
+    systems = {f"s{k}": [tm([5, 6, 9], rng.uniform(0.5, 1, 3), [5, 6, 7], rng.uniform(0.5, 1, 3)) for _ in range(4)]
+               for k in range(5)}
+    human = {f"s{k}": float(v) for k, v in enumerate(rng.normal(size=5))}
+    curve = da_baseline_curve(systems, human, [0.0, 0.4], systems=["s0", "s1", "s2", "s3"])
+    assert list(curve["b"]) == [0.0, 0.0, 0.4, 0.4] and list(curve["method"]) == ["pearson", "kendall"] * 2
+    for b, bf in [(0.0, None), (0.4, 0.4)]:  # b = 0 is no rescaling
+        top = {s: systems[s] for s in ["s0", "s1", "s2", "s3"]}
+        scores = da_system_stats(top, token_difficulty(top, baseline_f=bf), variant="authors",
+                                 baseline_f=bf).system_scores()
+        want = correlate(scores, human, "pearson", systems=list(top)).value
+        assert curve[(curve.b == b) & (curve.method == "pearson")]["value"].item() == pytest.approx(want)
