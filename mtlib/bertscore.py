@@ -13,15 +13,19 @@ weighting (:mod:`mtlib.difficulty`) reuses them without re-embedding anything.
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Mapping, Sequence
 
 import numpy as np
 
+from mtlib import paths
 from mtlib.data import EvalSet
 from mtlib.embeddings.embedder import Embedder
+from mtlib.embeddings.matchstore import MatchStore, pair_key
 from mtlib.embeddings.models import default_model
 from mtlib.metrics.base import Metric, check_inputs
 from mtlib.scoring import SystemStats
@@ -122,13 +126,22 @@ class BERTScorer:
         lang: target language, used only when ``model`` is None.
         idf: weight tokens by idf computed from the references.
         baseline: (P, R, F) baseline values for rescaling, or None.
-        embedder: an existing :class:`Embedder` to share (then model/layer/device/cache are ignored).
-        **embedder_kwargs: ``device``, ``cache``, ``batch_tokens``, ``progress``.
+        embedder: an existing :class:`Embedder` to share (then model/layer/device/precision are ignored).
+        cache: the pair-level match cache (:mod:`mtlib.embeddings.matchstore`): True (the mtlib
+            cache folder, default), a folder, or False. With it, a pair is embedded and matched
+            once and every BERTScore-family score of it is read back without the model.
+        device: torch device (default: ``cuda`` when available, else ``cpu``).
+        precision: ``fp32`` (default; parity with bert-score) or ``bf16``; in the signature.
+        embedding_cache: also keep token embeddings (float16; see :class:`Embedder`).
+        batch_tokens, progress: passed to :class:`Embedder`.
     """
 
     def __init__(self, model: str | None = None, layer: int | None = None, *, lang: str | None = None,
                  idf: bool = False, baseline: tuple[float, float, float] | None = None,
-                 embedder: Embedder | None = None, **embedder_kwargs) -> None:
+                 embedder: Embedder | None = None, cache: bool | str | os.PathLike = True,
+                 device: str | None = None, precision: str = "fp32",
+                 embedding_cache: bool | str | os.PathLike = False, batch_tokens: int | None = None,
+                 progress: bool | None = None) -> None:
         if embedder is None:
             if model is None:
                 if lang is None:
@@ -136,7 +149,8 @@ class BERTScorer:
                                      "default model for that target language)")
                 model, default_layer = default_model(lang)
                 layer = default_layer if layer is None else layer
-            embedder = Embedder(model, layer, **embedder_kwargs)
+            embedder = Embedder(model, layer, device=device, precision=precision, cache=embedding_cache,
+                                batch_tokens=batch_tokens, progress=progress)
         self.embedder = embedder
         self.idf = idf
         if baseline is not None:
@@ -144,6 +158,13 @@ class BERTScorer:
                 raise ValueError(f"baseline must be three numbers (P, R, F) in (-1, 1), got {baseline!r}")
             baseline = tuple(float(b) for b in baseline)
         self.baseline = baseline
+        self.store: MatchStore | None = None
+        if cache:
+            folder = paths.cache_dir() if cache is True else Path(cache)
+            loaded = embedder.loaded
+            self.store = MatchStore(Path(folder) / "matches", loaded.identity, loaded.layer, embedder.precision,
+                                    embedder.max_tokens)
+        self.n_matched = 0  # pairs matched with the model in this object's life (the rest came from the cache)
 
     @property
     def signature(self) -> str:
@@ -152,8 +173,8 @@ class BERTScorer:
         import mtlib
         rescale = "no" if self.baseline is None else "b=" + ",".join(f"{b:.6g}" for b in self.baseline)
         return (f"BERTScore|model:{self.embedder.loaded.identity}|L{self.embedder.loaded.layer}|"
-                f"idf:{'yes' if self.idf else 'no'}|rescale:{rescale}|trunc:{self.embedder.max_tokens}|"
-                f"mtlib:{mtlib.__version__}|transformers:{transformers.__version__}")
+                f"prec:{self.embedder.precision}|idf:{'yes' if self.idf else 'no'}|rescale:{rescale}|"
+                f"trunc:{self.embedder.max_tokens}|mtlib:{mtlib.__version__}|transformers:{transformers.__version__}")
 
     # -- matching ---------------------------------------------------------------------------
     def _pair(self, hyp, ref) -> TokenMatches:
@@ -164,16 +185,35 @@ class BERTScorer:
         if not keep_h.any() or not keep_r.any():
             # An empty side: nothing to match, so every best similarity is 0 and P = R = F = 0,
             # as bert-score sets them (without the zeros the special tokens would match, R ~ 0.2).
-            return TokenMatches(h_ids[keep_h], np.zeros(keep_h.sum()), r_ids[keep_r], np.zeros(keep_r.sum()))
+            return TokenMatches(h_ids[keep_h], np.zeros(keep_h.sum(), np.float32), r_ids[keep_r],
+                                np.zeros(keep_r.sum(), np.float32))
         sim = h @ r.T
         return TokenMatches(h_ids[keep_h], sim.max(axis=1)[keep_h], r_ids[keep_r], sim.max(axis=0)[keep_r])
+
+    def _match(self, hyps: Sequence[str], refs: Sequence[str], ref_memory: dict) -> list[TokenMatches]:
+        """Matches from the cache; the missing pairs are embedded (references via ``ref_memory``,
+        which the caller may share across calls), matched and stored."""
+        keys = [pair_key(h, r) for h, r in zip(hyps, refs)] if self.store is not None else None
+        found = self.store.get_many(keys) if self.store is not None else {}
+        missing = [i for i in range(len(hyps)) if keys is None or keys[i] not in found]
+        new: dict[int, TokenMatches] = {}
+        if missing:
+            need_refs = [refs[i] for i in missing if refs[i] not in ref_memory]
+            if need_refs:
+                ref_memory.update(self.embedder.embed(need_refs))
+            emb = self.embedder.embed([hyps[i] for i in missing if hyps[i] not in ref_memory])
+            new = {i: self._pair(emb[hyps[i]] if hyps[i] in emb else ref_memory[hyps[i]], ref_memory[refs[i]])
+                   for i in missing}
+            if self.store is not None:
+                self.store.put_many((keys[i], m) for i, m in new.items())
+            self.n_matched += len(new)
+        return [new[i] if i in new else found[keys[i]] for i in range(len(hyps))]
 
     def match(self, hyps: Sequence[str], refs: Sequence[str]) -> list[TokenMatches]:
         """Token matches of each hypothesis with its reference (one reference stream)."""
         check_inputs("BERTScore", hyps, [refs])
         _warn_empty(hyps, refs)
-        emb = self.embedder.embed(list(refs) + list(hyps))
-        return [self._pair(emb[h], emb[r]) for h, r in zip(hyps, refs)]
+        return self._match(list(hyps), list(refs), {})
 
     # -- scores ------------------------------------------------------------------------------
     def idf_table(self, refs: Sequence[str]) -> tuple[dict[int, float], float] | None:
@@ -218,8 +258,7 @@ class BERTScorer:
         i = rng.integers(0, len(hyps), n_pairs)
         # A uniform draw among the other len(refs) - 1 segments: never the hypothesis's own.
         j = (hyp_segments[i] + rng.integers(1, len(refs), n_pairs)) % len(refs)
-        emb = self.embedder.embed([hyps[k] for k in i] + [refs[k] for k in j])
-        matches = [self._pair(emb[hyps[a]], emb[refs[b]]) for a, b in zip(i, j)]
+        matches = self._match([hyps[k] for k in i], [refs[k] for k in j], {})
         return tuple(float(x) for x in prf(matches).mean(axis=0))
 
     def estimate_baseline_evalset(self, evs: EvalSet, *, systems: Sequence[str] | None = None,
@@ -232,18 +271,35 @@ class BERTScorer:
         return self.estimate_baseline(hyps, evs.refs[ref_name or evs.std_ref], hyp_segments=segments,
                                       n_pairs=n_pairs, seed=seed)
 
-    def match_systems(self, evs: EvalSet, systems: Sequence[str] | None = None, ref_name: str | None = None
-                      ) -> dict[str, list[TokenMatches]]:
-        """Token matches for every system; all unique sentences are embedded in one pass."""
+    def match_systems(self, evs: EvalSet, systems: Sequence[str] | None = None, ref_name: str | None = None,
+                      *, on_system=None, chunk_pairs: int = 8192) -> dict[str, list[TokenMatches]]:
+        """Token matches for every system, streamed a few systems at a time.
+
+        The references are embedded once (only if some pair is not cached) and kept while the
+        systems are scored. Systems are taken in chunks of about ``chunk_pairs`` pairs: the
+        chunk's missing outputs are embedded together (each unique sentence once, in
+        length-sorted batches), matched, stored and dropped before the next chunk, so memory
+        is bounded by the chunk, not by the number of systems. ``on_system(system, n_pairs)``
+        is called after each system (e.g. to advance a progress bar).
+        """
         systems = list(evs.mt_systems if systems is None else systems)
         unknown = [s for s in systems if s not in evs.outputs]
         if unknown:
             raise ValueError(f"{evs.name}: unknown systems {unknown}")
-        refs = evs.refs[ref_name or evs.std_ref]
-        for s in systems:
-            _warn_empty(evs.outputs[s], refs, f"{evs.name} {s}: ")
-        emb = self.embedder.embed(list(refs) + [h for s in systems for h in evs.outputs[s]])
-        return {s: [self._pair(emb[h], emb[r]) for h, r in zip(evs.outputs[s], refs)] for s in systems}
+        refs = list(evs.refs[ref_name or evs.std_ref])
+        ref_memory: dict = {}
+        out: dict[str, list[TokenMatches]] = {}
+        per_chunk = max(1, chunk_pairs // max(1, len(refs)))
+        for start in range(0, len(systems), per_chunk):
+            chunk = systems[start:start + per_chunk]
+            for s in chunk:
+                _warn_empty(evs.outputs[s], refs, f"{evs.name} {s}: ")
+            matches = self._match([h for s in chunk for h in evs.outputs[s]], refs * len(chunk), ref_memory)
+            for k, s in enumerate(chunk):
+                out[s] = matches[k * len(refs):(k + 1) * len(refs)]
+                if on_system is not None:
+                    on_system(s, len(refs))
+        return out
 
     def system_stats(self, evs: EvalSet, matches: Mapping[str, list[TokenMatches]],
                      ref_name: str | None = None) -> SystemStats:

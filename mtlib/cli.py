@@ -1,0 +1,36 @@
+"""The ``mtlib`` command: one entry point for the package's command-line tools.
+
+    mtlib score ...    score whole test sets in bulk (mtlib.batch)
+    mtlib merge ...    combine match caches filled by shards elsewhere
+    mtlib book ...     execute the notebooks / check the book (mtlib.notebooks)
+    mtlib files ...    score plain files with any metric (mtlib.score_files)
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Sequence
+
+__all__ = ["main"]
+
+
+def _commands() -> dict:
+    from mtlib import batch, notebooks, score_files
+    return {"score": batch.score_main, "merge": batch.merge_main, "book": notebooks.main,
+            "files": score_files.main}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    commands = _commands()
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0 if argv else 2
+    if argv[0] not in commands:
+        print(f"error: unknown command {argv[0]!r}; commands: {sorted(commands)}", file=sys.stderr)
+        return 2
+    return commands[argv[0]](argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,182 @@
+"""The pair-level match cache: what every BERTScore-family metric needs from the model.
+
+For one (hypothesis, reference) pair BERTScore P/R/F (with or without idf, rescaled or not),
+difficulty-aware BERTScore (both aggregations) and variance-aware filtering need only the
+token ids of both sides and each token's best cosine similarity to the other side
+(:class:`mtlib.bertscore.TokenMatches`). This cache keeps exactly that, so every one of them
+is computed from it without loading the model.
+
+* One SQLite file per (model identity, layer, precision, length limit): the file name says
+  which, with a hash of the exact identity; the key is the SHA-256 of the exact pair.
+* Values are stored exactly (3-byte ids, float32 similarities: 7 bytes per token), so a
+  score read from the cache equals the score computed directly, to the last bit.
+* Each row carries a CRC-32 of its value: a damaged row is recomputed, with a warning. A file
+  SQLite cannot read raises :class:`CacheFileError`, which names the file and the remedy.
+* Write-ahead logging and a long busy timeout let several processes (shards) share one file;
+  every batch is committed as it is computed, so a killed run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+import struct
+import warnings
+import zlib
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+__all__ = ["MatchStore", "CacheFileError", "pair_key", "encode_matches", "decode_matches", "open_sqlite"]
+
+_HEADER = struct.Struct("<HH")
+
+
+class CacheFileError(RuntimeError):
+    """A cache file that SQLite cannot read; the message names it and says what to do."""
+
+
+def open_sqlite(path: Path, schema: str) -> sqlite3.Connection:
+    """Opens (creating) a cache database shared by processes; damaged files raise CacheFileError."""
+    try:
+        db = sqlite3.connect(path, timeout=600)  # wait for other writers instead of failing
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute(schema)
+        db.commit()
+    except sqlite3.DatabaseError as err:
+        raise damaged(path, err) from err
+    return db
+
+
+def damaged(path: Path, err: Exception) -> CacheFileError:
+    return CacheFileError(f"cache file {path} is damaged ({err}). Delete it (and any {path.name}-wal / -shm "
+                          "beside it): what it held is recomputed on the next run")
+
+
+def pair_key(hyp: str, ref: str) -> bytes:
+    h, r = hyp.encode("utf-8"), ref.encode("utf-8")
+    return hashlib.sha256(len(h).to_bytes(8, "little") + h + r).digest()
+
+
+def encode_matches(m) -> bytes:
+    """``n_hyp, n_ref`` (uint16), ids (3-byte unsigned), then best similarities (float32, exact)."""
+    if len(m.hyp_ids) > 0xFFFF or len(m.ref_ids) > 0xFFFF:
+        raise ValueError("a sentence of more than 65,535 tokens cannot be cached")
+    ids = np.concatenate([np.asarray(m.hyp_ids, np.int64), np.asarray(m.ref_ids, np.int64)])
+    if ids.size and (ids.min() < 0 or ids.max() >= 1 << 24):
+        raise ValueError("token ids must lie in 0..2**24-1 to be cached")
+    ids3 = ids.astype("<u4").view(np.uint8).reshape(-1, 4)[:, :3]  # vocabularies stay below 16.7M
+    return b"".join([_HEADER.pack(len(m.hyp_ids), len(m.ref_ids)), ids3.tobytes(),
+                     np.asarray(m.hyp_max, "<f4").tobytes(), np.asarray(m.ref_max, "<f4").tobytes()])
+
+
+def decode_matches(data: bytes):
+    from mtlib.bertscore import TokenMatches
+
+    nh, nr = _HEADER.unpack_from(data)
+    n = nh + nr
+    if len(data) != _HEADER.size + 7 * n:
+        raise ValueError(f"value of {len(data)} bytes for {nh} + {nr} tokens")
+    off = _HEADER.size
+    raw = np.frombuffer(data, np.uint8, 3 * n, off).reshape(n, 3)
+    ids = np.zeros((n, 4), np.uint8)
+    ids[:, :3] = raw
+    ids = ids.view("<u4").reshape(n).astype(np.int32)
+    sims = np.frombuffer(data, "<f4", n, off + 3 * n)
+    return TokenMatches(ids[:nh], sims[:nh], ids[nh:], sims[nh:])
+
+
+class MatchStore:
+    """Maps (hypothesis, reference) -> token matches for one model identity, layer and precision.
+
+    Args:
+        folder: the cache folder (a ``matches/`` file per model setting goes inside).
+        identity: the model identity (weights fingerprint or hub revision).
+        layer, precision, max_length: the other settings that change a number.
+    """
+
+    # Rows are appended in rowid order (full pages); the key index is small. Format 2: 3-byte ids.
+    _SCHEMA = ("CREATE TABLE IF NOT EXISTS pairs (id INTEGER PRIMARY KEY, key BLOB UNIQUE NOT NULL, data BLOB, "
+               "crc INTEGER)")
+    FORMAT = 2
+
+    def __init__(self, folder: Path, identity: str, layer: int, precision: str, max_length: int) -> None:
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        safe = re.sub(r"[^A-Za-z0-9_.@-]+", "_", identity)
+        exact = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:12]
+        self.path = folder / f"{safe}.{exact}.L{layer}.{precision}.max{max_length}.v{self.FORMAT}.matches.sqlite"
+        self._db = open_sqlite(self.path, self._SCHEMA)
+
+    @classmethod
+    def open_file(cls, path: str | Path) -> "MatchStore":
+        """Opens (creating) a match cache file by name, e.g. to merge a shard's file of the same name."""
+        store = cls.__new__(cls)
+        store.path = Path(path)
+        store.path.parent.mkdir(parents=True, exist_ok=True)
+        store._db = open_sqlite(store.path, cls._SCHEMA)
+        return store
+
+    def _run(self, sql: str, args: Sequence = ()) -> list:
+        try:
+            return self._db.execute(sql, args).fetchall()
+        except sqlite3.DatabaseError as err:
+            raise damaged(self.path, err) from err
+
+    def get_many(self, keys: Sequence[bytes]) -> dict[bytes, object]:
+        """key -> TokenMatches for the keys present (damaged rows are left out, with a warning)."""
+        out = {}
+        unique = list(dict.fromkeys(keys))
+        for start in range(0, len(unique), 500):
+            chunk = unique[start:start + 500]
+            rows = self._run(f"SELECT key, data, crc FROM pairs WHERE key IN ({','.join('?' * len(chunk))})", chunk)
+            for key, data, crc in rows:
+                try:
+                    if zlib.crc32(data) != crc:
+                        raise ValueError("checksum mismatch")
+                    out[bytes(key)] = decode_matches(data)
+                except (ValueError, struct.error) as err:
+                    warnings.warn(f"match cache {self.path}: a damaged entry ({err}) is recomputed", stacklevel=2)
+        return out
+
+    def put_many(self, items: Iterable[tuple[bytes, object]]) -> None:
+        rows = []
+        for key, m in items:
+            data = encode_matches(m)
+            rows.append((key, data, zlib.crc32(data)))
+        try:
+            with self._db:  # one transaction per batch: a killed run keeps what it committed
+                self._db.executemany("INSERT OR REPLACE INTO pairs (key, data, crc) VALUES (?, ?, ?)", rows)
+        except sqlite3.DatabaseError as err:
+            raise damaged(self.path, err) from err
+
+    def __len__(self) -> int:
+        return int(self._run("SELECT COUNT(*) FROM pairs")[0][0])
+
+    def bytes_per_pair(self) -> float:
+        """Size on disk (after a checkpoint of the write-ahead log) per cached pair."""
+        self._run("PRAGMA wal_checkpoint(TRUNCATE)")
+        n = len(self)
+        return self.path.stat().st_size / n if n else float("nan")
+
+    def merge_from(self, other: str | Path) -> int:
+        """Copies the pairs of another file of the same setting (e.g. a shard's); returns the rows added."""
+        other = Path(other)
+        if other.name != self.path.name:
+            raise ValueError(f"{other} holds another model setting than {self.path.name}; only the same file "
+                             "name can be merged")
+        before = len(self)
+        try:
+            self._db.execute("ATTACH DATABASE ? AS other", (str(other),))
+            with self._db:
+                self._db.execute("INSERT OR IGNORE INTO pairs (key, data, crc) SELECT key, data, crc FROM other.pairs")
+            self._db.execute("DETACH DATABASE other")
+        except sqlite3.DatabaseError as err:
+            raise damaged(other, err) from err
+        return len(self) - before
+
+    def close(self) -> None:
+        self._db.close()
