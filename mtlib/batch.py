@@ -93,6 +93,14 @@ def _match_on_worker(spec: dict, hyps: list[str], refs: list[str]) -> list[bytes
 
 
 # -- the commands ---------------------------------------------------------------------------
+def _by_evalset(units: list[Unit]) -> dict[tuple[str, str], list[str]]:
+    """(test set, lp) -> systems, so that each evaluation set is loaded once."""
+    out: dict[tuple[str, str], list[str]] = {}
+    for u in units:
+        out.setdefault((u.test_set, u.lp), []).append(u.system)
+    return out
+
+
 def _score_bertscore(units: list[Unit], args, root, bar) -> list[dict]:
     from mtlib.bertscore import BERTScorer
     from mtlib.data import load_evalset
@@ -106,10 +114,7 @@ def _score_bertscore(units: list[Unit], args, root, bar) -> list[dict]:
         client = Client(args.scheduler)
     spec = {"model": args.model, "layer": scorer.embedder.loaded.layer, "precision": args.precision}
     rows = []
-    by_set: dict[tuple[str, str], list[str]] = {}
-    for u in units:
-        by_set.setdefault((u.test_set, u.lp), []).append(u.system)
-    for (ts, lp), systems in by_set.items():
+    for (ts, lp), systems in _by_evalset(units).items():
         evs = load_evalset(ts, lp, root).head(args.segments)
         refs = evs.refs[args.ref or evs.std_ref]
         if client is not None:  # send the missing pairs of each system as one task
@@ -150,13 +155,13 @@ def _score_registered(units: list[Unit], args, root, bar) -> list[dict]:
         raise ValueError("--scheduler is for BERTScore; the other metrics are fast enough locally")
     metric = get_metric(args.metric)
     rows = []
-    for u in units:
-        evs = load_evalset(u.test_set, u.lp, root).head(args.segments)
-        stats = score_systems(evs, metric, [u.system], [args.ref] if args.ref else None,
-                              cache=args.cache or True)
-        rows.append({"test_set": u.test_set, "lp": u.lp, "system": u.system, "segments": evs.n_segments,
-                     args.metric: stats.system_scores()[u.system], "signature": stats.signature})
-        bar.update(evs.n_segments)
+    for (ts, lp), systems in _by_evalset(units).items():
+        evs = load_evalset(ts, lp, root).head(args.segments)
+        for s in systems:
+            stats = score_systems(evs, metric, [s], [args.ref] if args.ref else None, cache=args.cache or True)
+            rows.append({"test_set": ts, "lp": lp, "system": s, "segments": evs.n_segments,
+                         args.metric: stats.system_scores()[s], "signature": stats.signature})
+            bar.update(evs.n_segments)
     return rows
 
 

@@ -161,7 +161,3 @@ class Embedder:
     def remember(self, texts: Iterable[str]) -> None:
         """Keeps these sentences in memory (e.g. the references, used by every system)."""
         self._memory.update(self.embed(texts))
-
-    def forget(self) -> None:
-        """Drops the sentences kept by :meth:`remember`."""
-        self._memory.clear()

@@ -29,7 +29,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["MatchStore", "CacheFileError", "pair_key", "encode_matches", "decode_matches", "open_sqlite"]
+__all__ = ["MatchStore", "CacheFileError", "cache_file_name", "pair_key", "encode_matches", "decode_matches", "open_sqlite"]
 
 _HEADER = struct.Struct("<HH")
 
@@ -54,6 +54,13 @@ def open_sqlite(path: Path, schema: str) -> sqlite3.Connection:
 def damaged(path: Path, err: Exception) -> CacheFileError:
     return CacheFileError(f"cache file {path} is damaged ({err}). Delete it (and any {path.name}-wal / -shm "
                           "beside it): what it held is recomputed on the next run")
+
+
+def cache_file_name(identity: str, rest: str) -> str:
+    """A readable file name for a model identity plus the hash of the exact identity: the
+    readable part is not injective ("org/my_model" and "org_my/model" read alike)."""
+    safe = re.sub(r"[^A-Za-z0-9_.@-]+", "_", identity)
+    return f"{safe}.{hashlib.sha256(identity.encode('utf-8')).hexdigest()[:12]}.{rest}"
 
 
 def pair_key(hyp: str, ref: str) -> bytes:
@@ -106,9 +113,8 @@ class MatchStore:
     def __init__(self, folder: Path, identity: str, layer: int, precision: str, max_length: int) -> None:
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
-        safe = re.sub(r"[^A-Za-z0-9_.@-]+", "_", identity)
-        exact = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:12]
-        self.path = folder / f"{safe}.{exact}.L{layer}.{precision}.max{max_length}.v{self.FORMAT}.matches.sqlite"
+        self.path = folder / cache_file_name(identity, f"L{layer}.{precision}.max{max_length}.v{self.FORMAT}"
+                                                       ".matches.sqlite")
         self._db = open_sqlite(self.path, self._SCHEMA)
 
     @classmethod

@@ -12,13 +12,12 @@ and length limit. Every batch is committed as it is computed, so an interrupted 
 from __future__ import annotations
 
 import hashlib
-import re
 import sqlite3
 from pathlib import Path
 
 import numpy as np
 
-from mtlib.embeddings.matchstore import damaged, open_sqlite
+from mtlib.embeddings.matchstore import cache_file_name, damaged, open_sqlite
 
 __all__ = ["EmbeddingStore", "text_key"]
 
@@ -32,11 +31,7 @@ class EmbeddingStore:
 
     def __init__(self, folder: Path, identity: str, layer: int, max_length: int, precision: str = "fp32") -> None:
         folder.mkdir(parents=True, exist_ok=True)
-        # Readable, but not injective ("org/my_model" and "org_my/model" read alike): the hash
-        # of the exact identity makes the name unique.
-        safe = re.sub(r"[^A-Za-z0-9_.@-]+", "_", identity)
-        exact = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:12]
-        self.path = folder / f"{safe}.{exact}.L{layer}.{precision}.max{max_length}.f16.sqlite"
+        self.path = folder / cache_file_name(identity, f"L{layer}.{precision}.max{max_length}.f16.sqlite")
         self._db = open_sqlite(self.path, "CREATE TABLE IF NOT EXISTS emb (key BLOB PRIMARY KEY, n INTEGER, "
                                           "d INTEGER, ids BLOB, vec BLOB)")
 
