@@ -25,7 +25,7 @@ from typing import Mapping, Sequence
 from mtlib import paths
 from mtlib.textio import read_lines
 
-__all__ = ["EvalSet", "load_evalset", "list_evalsets", "STANDARD_REFERENCES", "REFERENCE_SOURCES"]
+__all__ = ["EvalSet", "load_evalset", "evalset_from_files", "list_evalsets", "STANDARD_REFERENCES", "REFERENCE_SOURCES"]
 
 # mt-metrics-eval's standard reference per evaluation set where there is more than one
 # reference (meta_info.py); zh-en news uses refA because refB's text is not public.
@@ -184,9 +184,9 @@ def list_evalsets(root: str | os.PathLike | None = None) -> dict[str, list[str]]
     return out
 
 
-def _check_count(path: Path, lines: list, expected: int) -> None:
+def _check_count(path: Path, lines: list, expected: int, against: str = "the source") -> None:
     if len(lines) != expected:
-        raise ValueError(f"{path}: {len(lines)} lines, but the source has {expected}")
+        raise ValueError(f"{path}: {len(lines)} lines, but {against} has {expected}")
 
 
 def _parse_score(path: Path, lineno: int, token: str) -> float | None:
@@ -297,3 +297,51 @@ def load_evalset(test_set: str, lp: str, root: str | os.PathLike | None = None, 
         raise ValueError(f"{test_set} {lp}: unknown reference {std_ref!r}; known: {sorted(refs)}")
 
     return EvalSet(test_set, lp, src, refs, outputs, human, std_ref, docs, list(range(n)), unread)
+
+
+def evalset_from_files(hyp_files: Sequence[str | os.PathLike], ref_files: Sequence[str | os.PathLike],
+                       src_file: str | os.PathLike | None = None, *, lp: str, test_set: str = "files") -> EvalSet:
+    """An evaluation set from plain text files: one hypothesis file per system (named by the
+    file name without its extension), one or more reference files (the first is the standard
+    one) and optionally the source. Every file must have the same number of lines; without a
+    source, the source segments are empty strings. There are no human scores.
+    """
+    if len(lp.split("-")) != 2 or not all(lp.split("-")):
+        raise ValueError(f"lp must look like 'en-de', got {lp!r}")
+    if len(hyp_files) == 0 or len(ref_files) == 0:
+        raise ValueError("need at least one hypothesis file and one reference file")
+
+    def name_of(path: Path) -> str:
+        return path.name.split(".")[0] if path.name.split(".")[0] else path.name
+
+    def read_named(files, what: str) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for f in map(Path, files):
+            if not f.is_file():
+                raise FileNotFoundError(f"{what} file {f} does not exist")
+            name = name_of(f)
+            if name in out:
+                raise ValueError(f"two {what} files are both named {name!r} (names come from file names "
+                                 f"without extensions): rename one of them ({f})")
+            out[name] = read_lines(f)
+        return out
+
+    outputs = read_named(hyp_files, "hypothesis")
+    refs = read_named(ref_files, "reference")
+    clash = sorted(set(outputs) & set(refs))
+    if clash:
+        raise ValueError(f"{clash}: names used by both a hypothesis and a reference file")
+    first = Path(ref_files[0])
+    n = len(refs[name_of(first)])
+    if n == 0:
+        raise ValueError(f"{first}: empty reference file")
+    src = [""] * n
+    if src_file is not None:
+        if not Path(src_file).is_file():
+            raise FileNotFoundError(f"source file {src_file} does not exist")
+        src = read_lines(Path(src_file))
+        _check_count(Path(src_file), src, n, str(first))
+    for path in [*map(Path, hyp_files), *map(Path, ref_files)]:
+        lines = (outputs if name_of(path) in outputs else refs)[name_of(path)]
+        _check_count(path, lines, n, str(first))
+    return EvalSet(test_set, lp, src, refs, outputs, {}, name_of(first), [], list(range(n)), [])

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-__all__ = ["DA_TABLE1", "DA_TABLE2", "DA_TABLE2_SUM_ABS_DELTA", "DA_SYSTEM_NAMES", "da_table1_frame"]
+__all__ = ["DA_TABLE1", "DA_TABLE2", "DA_TABLE2_SUM_ABS_DELTA", "DA_SYSTEM_NAMES", "da_table1_frame",
+           "VAT_TABLE2", "VAT_TABLE3", "VAT_TABLE4", "VAT_DIRECTIONS", "vat_table2_frame", "vat_table3_frame"]
 
 # Zhan, Liu, Wong, Chao 2021, "Difficulty-Aware Machine Translation Evaluation", ACL,
 # Table 1: absolute system-level correlations with WMT19 DA z-scores, (|r|, |tau|, |rho|).
@@ -62,4 +63,64 @@ def da_table1_frame() -> pd.DataFrame:
             for (lp, subset), by_metric in DA_TABLE1.items()
             for metric, values in by_metric.items()
             for stat, v in zip(("r", "tau", "rho"), values)]
+    return pd.DataFrame(rows)
+
+
+# Zhan, Liu, Wong, Chao 2021, "Variance-Aware Machine Translation Test Sets", NeurIPS Datasets
+# and Benchmarks. Table 1: the number of directions per test set (all WMT directions with
+# human scores; we have text for fewer, see the data README).
+VAT_DIRECTIONS = {"wmt16": 7, "wmt17": 14, "wmt18": 14, "wmt19": 18, "wmt20": 17}
+
+# Table 2: correlations averaged over each test set's directions, (r, |tau|, rho), for the
+# original set and "+VAT". The text extraction interleaves rows (e.g. the BLEURT "+VAT" row
+# with the BERTS-P row); these values were de-interleaved by column order and checked against
+# each row having 15 values. COMET and BLEURT are left out: no offline checkpoints here.
+_T2_YEARS = ["wmt16", "wmt17", "wmt18", "wmt19", "wmt20"]
+_T2 = {
+    ("BLEU", "original"): [.826, .645, .778, .910, .737, .865, .827, .727, .802, .912, .762, .878, .881, .675, .798],
+    ("BLEU", "VAT"): [.880, .723, .837, .928, .754, .876, .827, .723, .796, .918, .786, .906, .879, .709, .828],
+    ("BERTS-P", "original"): [.970, .848, .924, .951, .806, .909, .965, .866, .949, .953, .811, .911, .886, .699, .827],
+    ("BERTS-P", "VAT"): [.976, .880, .948, .960, .820, .919, .978, .865, .949, .953, .827, .924, .897, .714, .842],
+    ("BERTS-R", "original"): [.941, .831, .931, .974, .825, .926, .915, .843, .908, .961, .821, .924, .916, .742, .853],
+    ("BERTS-R", "VAT"): [.953, .854, .943, .972, .826, .925, .953, .842, .911, .960, .834, .930, .920, .743, .856],
+    ("BERTS-F", "original"): [.975, .881, .950, .970, .833, .927, .947, .846, .909, .963, .824, .924, .906, .728, .848],
+    ("BERTS-F", "VAT"): [.979, .900, .964, .974, .842, .929, .969, .873, .942, .960, .823, .925, .914, .733, .850],
+}
+VAT_TABLE2: dict[tuple[str, str, str], tuple[float, float, float]] = {
+    (metric, subset, year): tuple(values[3 * k: 3 * k + 3])
+    for (metric, subset), values in _T2.items() for k, year in enumerate(_T2_YEARS)}
+
+# Table 3: Pearson r per mainstream pair and test set, original and "+VAT". BERTS-P de-en
+# T.17 (original) is missing from the text extraction (None).
+_T3_COLUMNS = [(lp, ts) for lp in ["de-en", "en-de", "zh-en", "en-zh", "en-cs"] for ts in ["wmt17", "wmt18", "wmt19"]]
+_T3 = {
+    ("BLEU", "original"): [.928, .969, .888, .819, .980, .952, .869, .983, .900, .980, .947, .902, .956, .996, .987],
+    ("BLEU", "VAT"): [.940, .975, .925, .845, .981, .952, .894, .986, .895, .980, .953, .925, .961, .994, .994],
+    ("BERTS-P", "original"): [None, .998, .947, .798, .988, .984, .964, .981, .975, .970, .954, .881, .959, .994, .975],
+    ("BERTS-P", "VAT"): [.964, .999, .952, .830, .989, .989, .977, .984, .982, .982, .959, .926, .968, .998, .984],
+    ("BERTS-R", "original"): [.988, .997, .946, .909, .990, .991, .981, .990, .987, .994, .976, .940, .982, .997, .984],
+    ("BERTS-R", "VAT"): [.989, .997, .950, .912, .990, .991, .978, .991, .987, .988, .980, .951, .984, .997, .989],
+    ("BERTS-F", "original"): [.973, .999, .949, .859, .990, .990, .983, .988, .983, .992, .968, .925, .976, .997, .981],
+    ("BERTS-F", "VAT"): [.981, .999, .952, .876, .989, .992, .988, .990, .986, .994, .972, .949, .979, .998, .987],
+}
+VAT_TABLE3: dict[tuple[str, str, str, str], float | None] = {
+    (metric, subset, ts, lp): v for (metric, subset), values in _T3.items()
+    for (lp, ts), v in zip(_T3_COLUMNS, values)}
+
+# Table 4: mean edit distance between the en-de reference and its human paraphrase (WMT.p),
+# on all segments, the filtered-out ones and the preserved (VAT) ones. The unit is not stated.
+VAT_TABLE4 = {"wmt20": (30.35, 30.46, 30.18), "wmt19": (19.82, 20.25, 19.17), "wmt18": (20.02, 20.30, 19.72)}
+
+
+def vat_table2_frame() -> pd.DataFrame:
+    """Table 2 as a long DataFrame: test_set, metric, subset, stat (r/tau/rho), paper."""
+    rows = [{"test_set": year, "metric": metric, "subset": subset, "stat": stat, "paper": v}
+            for (metric, subset, year), values in VAT_TABLE2.items() for stat, v in zip(["r", "tau", "rho"], values)]
+    return pd.DataFrame(rows)
+
+
+def vat_table3_frame() -> pd.DataFrame:
+    """Table 3 as a long DataFrame: test_set, lp, metric, subset, paper (Pearson r)."""
+    rows = [{"test_set": ts, "lp": lp, "metric": metric, "subset": subset, "paper": v}
+            for (metric, subset, ts, lp), v in VAT_TABLE3.items() if v is not None]
     return pd.DataFrame(rows)

@@ -20,7 +20,22 @@ import yaml
 from mtlib.metrics import METRICS, get_metric
 from mtlib.textio import read_lines
 
-__all__ = ["main"]
+__all__ = ["main", "parse_options"]
+
+
+def parse_options(items: Sequence[str]) -> dict:
+    """``KEY=VALUE`` command-line options, values parsed as YAML (``order=2``, ``lowercase=true``)."""
+    options = {}
+    for item in items:
+        if "=" not in item:
+            raise ValueError(f"option {item!r} is not KEY=VALUE")
+        key, value = item.split("=", 1)
+        try:
+            options[key] = yaml.safe_load(value)
+        except yaml.YAMLError as err:
+            raise ValueError(f"option {item!r}: the value is not valid YAML ({str(err).splitlines()[0]}); "
+                             "quote strings, e.g. -o \"tokenize='13a'\"") from None
+    return options
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -32,16 +47,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="metric setting, e.g. order=2 or tokenize=none (values parsed as YAML)")
     parser.add_argument("--sentences", action="store_true", help="print one score per segment")
     args = parser.parse_args(argv)
-    options = {}
-    for item in args.option:
-        if "=" not in item:
-            parser.error(f"option {item!r} is not KEY=VALUE")
-        key, value = item.split("=", 1)
-        try:
-            options[key] = yaml.safe_load(value)
-        except yaml.YAMLError as err:
-            parser.error(f"option {item!r}: the value is not valid YAML ({str(err).splitlines()[0]}); "
-                         "quote strings, e.g. -o \"tokenize='13a'\"")
+    try:
+        options = parse_options(args.option)
+    except ValueError as err:
+        parser.error(str(err))
     try:
         metric = get_metric(args.metric, **options)
         hyps = read_lines(args.hyp)

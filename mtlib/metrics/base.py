@@ -69,8 +69,13 @@ class Metric(ABC):
         return self.score_from_stats(self.segment_stats(hyps, refs).sum(axis=0))
 
     def sentence_scores(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
-        """Per-segment scores (the corpus formula applied to each segment's statistics)."""
-        return self.scores_from_stats(self.segment_stats(hyps, refs))
+        """Per-segment scores (the metric's sentence-level formula on each segment's statistics)."""
+        return self.sentence_scores_from_stats(self.segment_stats(hyps, refs))
+
+    def sentence_scores_from_stats(self, stats: np.ndarray) -> np.ndarray:
+        """Sentence-level scores from per-segment statistics (segments, n_stats): the corpus
+        formula per segment, unless the metric has its own sentence-level variant (BLEU)."""
+        return self.scores_from_stats(stats)
 
     @classmethod
     def option_names(cls) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sacrebleu.metrics import BLEU as _SacreBLEU
 
-from mtlib.metrics.base import SacrebleuMetric, check_inputs
+from mtlib.metrics.base import SacrebleuMetric
 
 
 class BLEU(SacrebleuMetric):
@@ -26,8 +26,7 @@ class BLEU(SacrebleuMetric):
     _no_effect = {"force": "only silences sacrebleu's warning about tokenised input",
                   "trg_lang": "only picks the default tokeniser, which the signature names"}
 
-    def sentence_scores(self, hyps, refs) -> np.ndarray:
-        """sacrebleu's ``sentence_bleu`` (effective order), one score per segment."""
-        check_inputs(self.name, hyps, refs)
+    def sentence_scores_from_stats(self, stats) -> np.ndarray:
+        """sacrebleu's ``sentence_bleu`` (effective order) from each segment's statistics."""
         sent = _SacreBLEU(**{**self.options, "effective_order": True})
-        return np.array([sent.sentence_score(h, [r[i] for r in refs]).score for i, h in enumerate(hyps)])
+        return np.array([sent._compute_score_from_stats(row).score for row in np.asarray(stats)])
