@@ -1,0 +1,77 @@
+"""RegEMT metrics: SCM and WMD against hand-computed values and gensim's own functions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("gensim")
+pytest.importorskip("ot")
+
+from gensim.models import KeyedVectors  # noqa: E402
+
+from mtlib.metrics import get_metric  # noqa: E402
+from mtlib.regemt.scm_wmd import SCM, WMD  # noqa: E402
+from mtlib.regemt.vectors import StaticVectors  # noqa: E402
+
+
+def toy(metric):
+    kv = KeyedVectors(vector_size=2)
+    kv.add_vectors(["a", "b", "c"], np.array([[1.0, 0.0], [0.6, 0.8], [0.0, 2.0]], dtype=np.float32))
+    metric._vectors = StaticVectors("toy", kv, str.split)
+    return metric
+
+
+def test_wmd_by_hand():
+    m = toy(WMD())
+    # unit vectors (gensim's default): a = (1, 0), b = (.6, .8), c -> (0, 1)
+    # "a b" (half mass each) against "c": 0.5 * |a - c| + 0.5 * |b - c| = 0.5 * sqrt(2) + 0.5 * sqrt(0.36 + 0.04)
+    want = 0.5 * np.sqrt(2) + 0.5 * np.sqrt(0.36 + 0.04)
+    stats = m.segment_stats(["a b", "a"], [["c", "a"]])
+    np.testing.assert_allclose(m.scores_from_stats(stats), [want, 0.0])
+    assert m.score_from_stats(stats.sum(axis=0)) == pytest.approx(want / 2)
+
+
+def test_scm_by_hand():
+    m = toy(SCM())
+    # S: 1 on the diagonal, cos(a, b)^2 = 0.36 off it (gensim's exponent 2); cos(a, c) = 0, cos(b, c) = 0.8 -> 0.64
+    # x = "a" = (1, 0, 0), y = "b" = (0, 1, 0): x'Sy / sqrt(x'Sx y'Sy) = 0.36
+    stats = m.segment_stats(["a", "a a", "b"], [["b", "a", "c"]])
+    np.testing.assert_allclose(m.scores_from_stats(stats), [0.36, 1.0, 0.64], atol=1e-6)
+
+
+def test_wmd_matches_gensim_and_glove_is_used():
+    m = WMD()
+    hyps = ["Obama speaks to the media in Illinois", "The cat sat on the mat"]
+    refs = ["The president greets the press in Chicago", "A dog lay on the rug"]
+    kv = m.vectors.keyed_vectors
+    from gensim.utils import simple_preprocess
+    want = [kv.wmdistance(simple_preprocess(h), simple_preprocess(r)) for h, r in zip(hyps, refs)]
+    np.testing.assert_allclose(m.sentence_scores(hyps, [refs]), want, rtol=1e-6)
+    assert m.signature.startswith("WMD|vectors:glove-6b-50d@") and "weight:nnx" in m.signature
+
+
+def test_oov_pairs_are_counted_not_dropped():
+    m = toy(WMD())
+    with pytest.warns(UserWarning, match="1 of 2 pairs have no word with a vector"):
+        stats = m.segment_stats(["a", "zzz"], [["c", "a"]])
+    scores = m.scores_from_stats(stats)
+    assert np.isinf(scores[1]) and stats[:, 2].sum() == 1
+    assert m.score_from_stats(stats.sum(axis=0)) == pytest.approx(np.sqrt(2))  # the finite pair only
+    s = toy(SCM())
+    with pytest.warns(UserWarning, match="SCM: 1 of 2 pairs"):
+        assert s.sentence_scores(["a", "zzz"], [["a", "b"]])[1] == 0.0
+
+
+def test_tfidf_option_registered_and_checked():
+    m = get_metric("SCM", tfidf=True)
+    assert "weight:nfx" in m.signature
+    t = toy(get_metric("WMD", tfidf=True))
+    # idf over the call's two texts: "a" is in both (weight 0), "b" and "c" in one each: b against c
+    assert t.sentence_scores(["a b"], [["a c"]])[0] == pytest.approx(np.sqrt(0.36 + 0.04))
+    plain = toy(WMD()).sentence_scores(["a b"], [["a c"]])[0]
+    assert plain == pytest.approx(0.5 * np.sqrt(0.36 + 0.04))
+    with pytest.raises(TypeError, match="tfidf must be bool"):
+        get_metric("WMD", tfidf="yes")
+    with pytest.raises(ValueError, match="one reference stream"):
+        toy(SCM()).segment_stats(["a"], [["a"], ["b"]])
