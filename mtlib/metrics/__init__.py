@@ -8,12 +8,14 @@ from mtlib.metrics.chrf import ChrF
 from mtlib.metrics.meteor import METEOR
 from mtlib.metrics.otem_utem import Otem, Utem
 from mtlib.metrics.ter import TER
+from mtlib.regemt.compositionality import Compositionality
 from mtlib.regemt.scm_wmd import SCM, WMD
 
-__all__ = ["METRICS", "Metric", "get_metric", "BLEU", "ChrF", "TER", "METEOR", "Otem", "Utem", "SCM", "WMD"]
+__all__ = ["METRICS", "Metric", "get_metric", "BLEU", "ChrF", "TER", "METEOR", "Otem", "Utem", "SCM", "WMD", "Compositionality"]
 
 METRICS: dict[str, type[Metric]] = {"BLEU": BLEU, "chrF": ChrF, "TER": TER, "METEOR": METEOR,
-                                     "Otem": Otem, "Utem": Utem, "SCM": SCM, "WMD": WMD}
+                                     "Otem": Otem, "Utem": Utem, "SCM": SCM, "WMD": WMD,
+                                     "Compositionality": Compositionality}
 
 
 def get_metric(name: str, **kwargs) -> Metric:

@@ -1,7 +1,8 @@
 """RegEMT (Štefánik, Novotný and Sojka, WMT 2021): a regressive ensemble of surface, embedding
 and syntactic metrics.
 
-So far: static word vectors (:mod:`mtlib.regemt.vectors`) and the soft-cosine (SCM) and word
-mover's distance (WMD) metrics over them (:mod:`mtlib.regemt.scm_wmd`), registered as ``SCM``
-and ``WMD``. The contextual variants, the part-of-speech metric and the ensemble follow.
+So far: static word vectors (:mod:`mtlib.regemt.vectors`), the soft-cosine (SCM) and word
+mover's distance (WMD) metrics over them (:mod:`mtlib.regemt.scm_wmd`) and the part-of-speech
+bigram distance (:mod:`mtlib.regemt.compositionality`), registered as ``SCM``, ``WMD`` and
+``Compositionality``. The contextual variants, Reg-base and the ensemble follow.
 """
