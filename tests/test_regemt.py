@@ -106,3 +106,70 @@ def test_real_taggers(lang, text):
     from mtlib.regemt.compositionality import tagger
     tags = tagger(lang)(text)
     assert len(tags) >= 3 and all(isinstance(t, str) and t for t in tags)
+
+
+def _synthetic(n=200, seed=0):
+    import pandas as pd
+    rng = np.random.default_rng(seed)
+    x1 = rng.normal(size=n)
+    feats = pd.DataFrame({"x1": x1, "x1_copy": x1 + rng.normal(scale=0.01, size=n), "noise": rng.normal(size=n)})
+    y = 2 * x1 + rng.normal(scale=0.1, size=n)
+    return feats, y
+
+
+def test_split_by_source_keeps_sources_together():
+    from mtlib.regemt.ensemble import split_by_source
+    sources = ["b", "a", "c", "a", "e", "d", "b", "e", "f", "g"]
+    train, test = split_by_source(sources)
+    # alphabetical, last 20% of the 7 unique sources (round(1.4) = 1): "g"
+    assert [sources[i] for i in test] == ["g"]
+    assert not {sources[i] for i in train} & {sources[i] for i in test}
+    tr2, te2 = split_by_source(sources, seed=3)
+    assert sorted([*tr2, *te2]) == list(range(len(sources)))
+    assert not {sources[i] for i in tr2} & {sources[i] for i in te2}
+    with pytest.raises(ValueError, match="2 distinct source texts"):
+        split_by_source(["a", "a"])
+
+
+def test_ensemble_fits_imputes_and_reports():
+    from mtlib.regemt.ensemble import fit_ensemble
+    feats, y = _synthetic()
+    feats.loc[3, "noise"] = np.inf
+    feats.loc[5, "x1_copy"] = np.nan
+    with pytest.warns(UserWarning, match=r"imputing missing or infinite training values \{'x1_copy': 1, 'noise': 1\}"):
+        fitted = fit_ensemble(feats, y)
+    assert fitted.choice in ("linear", "mlp") and set(fitted.inner_r2) == {"linear", "mlp"}
+    assert fitted.imputed == {"x1_copy": 1, "noise": 1}
+    test, y_test = _synthetic(seed=1)
+    from scipy.stats import spearmanr
+    assert spearmanr(fitted.predict(test), y_test).statistic > 0.95
+    with pytest.raises(ValueError, match="features \\['noise'\\] are missing"):
+        fitted.predict(test[["x1", "x1_copy"]])
+    with pytest.raises(ValueError, match="target has 1 missing"):
+        fit_ensemble(feats, np.r_[y[:-1], np.nan])
+
+
+def test_ablation_drops_the_most_redundant_feature_first():
+    from mtlib.regemt.ensemble import ablation
+    train, y = _synthetic()
+    test, y_test = _synthetic(seed=1)
+    steps = ablation(train, y, test, y_test)
+    assert list(steps["features"]) == [3, 2, 1]
+    assert steps.loc[1, "dropped"] in ("x1", "x1_copy")  # the near-duplicate pair
+    assert steps.loc[1, "spearman"] > 0.95  # dropping a duplicate loses nothing
+
+
+def test_length_features():
+    from mtlib.regemt.features import length_features
+    df = length_features(["abc", ""], ["hello", "x"])
+    assert df.to_dict("list") == {"len translation": [3, 0], "len reference": [5, 1]}
+
+    class Pieces:
+        def tokenize(self, text):
+            return text.split()
+    sub = length_features(["a b c"], ["d e"], unit="subword", tokenizer=Pieces(), other_name="source")
+    assert sub.to_dict("list") == {"len translation": [3], "len source": [2]}
+    with pytest.raises(ValueError, match="needs a tokenizer"):
+        length_features(["a"], ["b"], unit="subword")
+    with pytest.raises(ValueError, match="1 translations but 2 reference lines"):
+        length_features(["a"], ["b", "c"])

@@ -4,5 +4,7 @@ and syntactic metrics.
 So far: static word vectors (:mod:`mtlib.regemt.vectors`), the soft-cosine (SCM) and word
 mover's distance (WMD) metrics over them (:mod:`mtlib.regemt.scm_wmd`) and the part-of-speech
 bigram distance (:mod:`mtlib.regemt.compositionality`), registered as ``SCM``, ``WMD`` and
-``Compositionality``. The contextual variants, Reg-base and the ensemble follow.
+``Compositionality``; Reg-base's length features (:mod:`mtlib.regemt.features`); the ensemble,
+its source-grouped split and the ablation (:mod:`mtlib.regemt.ensemble`). The contextual
+SCM/WMD variants and the chapter follow.
 """
