@@ -53,7 +53,7 @@ def test_wmd_matches_gensim_and_glove_is_used():
 
 def test_oov_pairs_are_counted_not_dropped():
     m = toy(WMD())
-    with pytest.warns(UserWarning, match="1 of 2 pairs have no word with a vector"):
+    with pytest.warns(UserWarning, match="WMD: 1 of 2 pairs have no word with a vector"):
         stats = m.segment_stats(["a", "zzz"], [["c", "a"]])
     scores = m.scores_from_stats(stats)
     assert np.isinf(scores[1]) and stats[:, 2].sum() == 1

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 import inspect
+import warnings
 from typing import Any, ClassVar, Collection, Sequence
 
 import numpy as np
 
-__all__ = ["Metric", "SacrebleuMetric", "check_inputs", "check_option", "version_signature"]
+__all__ = ["Metric", "MeanOverDefined", "SacrebleuMetric", "check_inputs", "check_option", "version_signature"]
 
 
 def check_inputs(name: str, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> None:
@@ -85,6 +86,34 @@ class Metric(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.signature})"
+
+
+class MeanOverDefined(Metric):
+    """A sentence-level metric that some pairs have no value for (a WMD with no known word, a
+    text without part-of-speech bigrams). Statistics per segment: (value, 1, 0) where defined,
+    (0, 0, 1) where not; the system score is the mean over the defined pairs, and the undefined
+    ones stay counted in the statistics and appear as ``undefined_value`` per sentence.
+    """
+
+    undefined_value: ClassVar[float] = float("nan")
+
+    @staticmethod
+    def stats_row(value: float) -> tuple[float, float, float]:
+        return (float(value), 1.0, 0.0) if np.isfinite(value) else (0.0, 0.0, 1.0)
+
+    def warn_undefined(self, stats: np.ndarray, why: str) -> None:
+        n = int(stats[:, 2].sum())
+        if n:
+            warnings.warn(f"{self.name}: {n} of {len(stats)} pairs {why}: no value ({self.undefined_value} per sentence; "
+                          "left out of the system mean and counted)", stacklevel=3)
+
+    def score_from_stats(self, stats):
+        return float(stats[0] / stats[1]) if stats[1] else self.undefined_value
+
+    def scores_from_stats(self, stats):
+        stats = np.asarray(stats)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(stats[..., 1] > 0, stats[..., 0] / np.maximum(stats[..., 1], 1e-300), self.undefined_value)
 
 
 def check_option(metric: str, name: str, value: Any, kind: type | tuple[type, ...], *,

@@ -22,7 +22,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from mtlib.metrics.base import Metric, check_inputs, check_option, version_signature
+from mtlib.metrics.base import MeanOverDefined, check_inputs, check_option, version_signature
 
 __all__ = ["Compositionality", "bigram_distance", "tagger"]
 
@@ -64,7 +64,7 @@ def bigram_distance(tags_a: Sequence[str], tags_b: Sequence[str]) -> float:
     return float(np.sqrt(sum((a[k] / total_a - b[k] / total_b) ** 2 for k in cells)))
 
 
-class Compositionality(Metric):
+class Compositionality(MeanOverDefined):
     """Part-of-speech bigram distance of hypothesis and reference (lower is better); system
     score: mean over the pairs that have one.
 
@@ -98,20 +98,6 @@ class Compositionality(Metric):
         check_inputs(self.name, hyps, refs)
         if len(refs) != 1:
             raise ValueError(f"{self.name}: takes one reference stream, got {len(refs)}")
-        stats = np.zeros((len(hyps), 3))  # distance (0 if none), has one, has none
-        for i, (h, r) in enumerate(zip(hyps, refs[0])):
-            d = bigram_distance(self.tag(h), self.tag(r))
-            stats[i] = (0.0, 0.0, 1.0) if np.isnan(d) else (d, 1.0, 0.0)
-        missing = int(stats[:, 2].sum())
-        if missing:
-            warnings.warn(f"{self.name}: {missing} of {len(hyps)} pairs have a side with fewer than two tagged words: "
-                          "no distance (NaN per sentence; left out of the system mean and counted)", stacklevel=2)
+        stats = np.array([self.stats_row(bigram_distance(self.tag(h), self.tag(r))) for h, r in zip(hyps, refs[0])])
+        self.warn_undefined(stats, "have a side with fewer than two tagged words")
         return stats
-
-    def score_from_stats(self, stats):
-        return float(stats[0] / stats[1]) if stats[1] else float("nan")
-
-    def scores_from_stats(self, stats):
-        stats = np.asarray(stats)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(stats[..., 1] > 0, stats[..., 0] / np.maximum(stats[..., 1], 1e-300), np.nan)

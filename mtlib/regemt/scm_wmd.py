@@ -25,7 +25,7 @@ from typing import Sequence
 
 import numpy as np
 
-from mtlib.metrics.base import Metric, check_inputs, check_option, version_signature
+from mtlib.metrics.base import MeanOverDefined, Metric, check_inputs, check_option, version_signature
 
 __all__ = ["SCM", "WMD"]
 
@@ -117,7 +117,7 @@ class SCM(_StaticVectorMetric):
         return np.where(stats[..., 1] > 0, stats[..., 0] / np.maximum(stats[..., 1], 1e-300), 0.0)
 
 
-class WMD(_StaticVectorMetric):
+class WMD(_StaticVectorMetric, MeanOverDefined):
     """Word mover's distance of hypothesis and reference (lower is better); system score: mean
     over the pairs with a finite distance.
 
@@ -126,6 +126,7 @@ class WMD(_StaticVectorMetric):
 
     name = "WMD"
     higher_is_better = False
+    undefined_value = float("inf")
 
     def segment_stats(self, hyps, refs):
         import ot
@@ -134,30 +135,18 @@ class WMD(_StaticVectorMetric):
         kv = self.vectors.keyed_vectors
         # gensim's wmdistance (norm=True, its default, as the authors ran it): unit-length word vectors
         vecs = {i: kv.get_vector(dictionary[i], norm=True) for i in dictionary.keys()}
-        stats = np.zeros((len(hyps), 3))  # distance (0 if infinite), finite, infinite
+        stats = np.zeros((len(hyps), 3))
         for k, (x, y) in enumerate(zip(hb, rb)):
             x = [(i, w) for i, w in x if w > 0]
             y = [(i, w) for i, w in y if w > 0]
             if not x or not y:
-                stats[k] = (0.0, 0.0, 1.0)
+                stats[k] = self.stats_row(float("inf"))
                 continue
             a = np.array([w for _, w in x], dtype=np.float64)
             b = np.array([w for _, w in y], dtype=np.float64)
             xa = np.stack([vecs[i] for i, _ in x]).astype(np.float64)
             yb = np.stack([vecs[i] for i, _ in y]).astype(np.float64)
             cost = np.sqrt(np.maximum(((xa[:, None, :] - yb[None, :, :]) ** 2).sum(-1), 0.0))
-            stats[k] = (float(ot.emd2(a / a.sum(), b / b.sum(), cost)), 1.0, 0.0)
-        n_inf = int(stats[:, 2].sum())
-        if n_inf:
-            warnings.warn(f"WMD: {n_inf} of {len(hyps)} pairs have no word with a vector (and a non-zero weight) on a "
-                          "side: their distance is "
-                          "infinite (kept as such per sentence; left out of the system mean and counted)", stacklevel=2)
+            stats[k] = self.stats_row(float(ot.emd2(a / a.sum(), b / b.sum(), cost)))
+        self.warn_undefined(stats, "have no word with a vector (and a non-zero weight) on a side")
         return stats
-
-    def score_from_stats(self, stats):
-        return float(stats[0] / stats[1]) if stats[1] else float("inf")
-
-    def scores_from_stats(self, stats):
-        stats = np.asarray(stats)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(stats[..., 1] > 0, stats[..., 0] / np.maximum(stats[..., 1], 1e-300), np.inf)
