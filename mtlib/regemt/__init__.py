@@ -5,6 +5,7 @@ So far: static word vectors (:mod:`mtlib.regemt.vectors`), the soft-cosine (SCM)
 mover's distance (WMD) metrics over them (:mod:`mtlib.regemt.scm_wmd`) and the part-of-speech
 bigram distance (:mod:`mtlib.regemt.compositionality`), registered as ``SCM``, ``WMD`` and
 ``Compositionality``; Reg-base's length features (:mod:`mtlib.regemt.features`); the ensemble,
-its source-grouped split and the ablation (:mod:`mtlib.regemt.ensemble`). The contextual
-SCM/WMD variants and the chapter follow.
+its source-grouped split and the ablation (:mod:`mtlib.regemt.ensemble`); decontextualized
+vectors for SCM/WMD (``SCM.over(decontextualized_vectors(texts, embedder))``). The contextual
+and source-based variants and the chapter follow.
 """

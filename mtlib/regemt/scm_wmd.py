@@ -56,6 +56,14 @@ class _StaticVectorMetric(Metric):
         self.lang, self.tfidf, self.model = lang, tfidf, model
         self._vectors = None
 
+    @classmethod
+    def over(cls, vectors, *, tfidf: bool = False):
+        """The metric over given :class:`~mtlib.regemt.vectors.StaticVectors` (e.g.
+        decontextualized ones); the signature names them."""
+        metric = cls(tfidf=tfidf)
+        metric._vectors = vectors
+        return metric
+
     @property
     def vectors(self):
         if self._vectors is None:

