@@ -198,8 +198,9 @@ def frequency_groups(texts: Sequence[str], lang: str, bounds: tuple[float, float
     """
     import wordfreq
     words = [wordfreq.tokenize(t, lang) for t in texts]
-    cache: dict[str, float] = {}
-    freqs = [[cache.setdefault(w, wordfreq.word_frequency(w, lang)) for w in sent] for sent in words]
+    # each distinct word looked up once (setdefault would evaluate the lookup every time)
+    table = {w: wordfreq.word_frequency(w, lang) for w in {w for sent in words for w in sent}}
+    freqs = [[table[w] for w in sent] for sent in words]
     flat = np.array([f for sent in freqs for f in sent])
     if flat.size == 0:
         raise ValueError("no words to group")
