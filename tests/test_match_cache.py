@@ -81,6 +81,16 @@ def test_precision_and_layer_are_separate_entries(tmp_path):
         BERTScorer(MODEL, 4, precision="fp16")
 
 
+def test_float16_token_store_has_its_own_match_entries(tmp_path):
+    plain = BERTScorer(MODEL, 4, cache=tmp_path)
+    stored = BERTScorer(MODEL, 4, cache=tmp_path, embedding_cache=tmp_path)
+    assert "|store:fp16|" in stored.signature and "store:" not in plain.signature
+    assert plain.store.path != stored.store.path
+    plain.score(["A cat sat."], ["The cat sat."])
+    stored.score(["A cat sat."], ["The cat sat."])
+    assert stored.n_matched == 1  # not served from the unrounded entry
+
+
 @pytest.mark.parametrize("damage", ["truncate", "garbage"])
 def test_damaged_file_names_itself_and_the_remedy(evs, tmp_path, damage):
     scorer = BERTScorer(MODEL, 4, cache=tmp_path)

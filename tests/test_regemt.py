@@ -89,7 +89,7 @@ def test_bigram_distance_by_hand():
 def test_compositionality_metric_and_missing_pairs():
     from mtlib.regemt.compositionality import Compositionality
     m = Compositionality()
-    m._tagger = str.split  # texts are their own tags here
+    m.taggers = lambda: (str.split, str.split)  # texts are their own tags here
     with pytest.warns(UserWarning, match="1 of 2 pairs have a side with fewer than two tagged words"):
         stats = m.segment_stats(["N V N", "N"], [["N V D", "N V"]])
     scores = m.scores_from_stats(stats)
@@ -192,3 +192,25 @@ def test_decontextualized_vectors_average_contextual_ones():
     assert m.signature.startswith(f"WMD|vectors:{vec.name}|")
     assert m.sentence_scores(["the cat sat"], [["the cat sat"]])[0] == pytest.approx(0.0, abs=1e-6)
     assert SCM.over(vec, tfidf=True).signature != SCM.over(vec).signature
+
+
+@pytest.mark.parametrize("tfidf", [False, True])
+def test_scm_equals_gensims_own_term_similarity_index(tfidf):
+    from gensim.corpora import Dictionary
+    from gensim.models import TfidfModel
+    from gensim.similarities import SparseTermSimilarityMatrix, WordEmbeddingSimilarityIndex
+    from gensim.utils import simple_preprocess
+    m = SCM(tfidf=tfidf)
+    hyps = ["Obama speaks to the media in Illinois", "The cat sat on the mat", "Stocks fell sharply today"]
+    refs = ["The president greets the press in Chicago", "A dog lay on the rug", "Shares dropped a lot on Monday"]
+    kv = m.vectors.keyed_vectors
+    docs = [[t for t in simple_preprocess(x) if t in kv.key_to_index] for x in hyps + refs]
+    dictionary = Dictionary(docs)
+    weights = TfidfModel(dictionary=dictionary, smartirs="nfx") if tfidf else None
+    sim = SparseTermSimilarityMatrix(WordEmbeddingSimilarityIndex(kv), dictionary, weights)
+
+    def bag(d):
+        b = dictionary.doc2bow(d)
+        return weights[b] if weights is not None else b
+    want = [sim.inner_product(bag(h), bag(r), normalized=(True, True)) for h, r in zip(docs[:3], docs[3:])]
+    np.testing.assert_allclose(m.sentence_scores(hyps, [refs]), want, rtol=1e-6)

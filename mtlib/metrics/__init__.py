@@ -9,13 +9,16 @@ from mtlib.metrics.meteor import METEOR
 from mtlib.metrics.otem_utem import Otem, Utem
 from mtlib.metrics.ter import TER
 from mtlib.regemt.compositionality import Compositionality
+from mtlib.regemt.contextual import SCMContextual, WMDContextual
 from mtlib.regemt.scm_wmd import SCM, WMD
 
-__all__ = ["METRICS", "Metric", "get_metric", "BLEU", "ChrF", "TER", "METEOR", "Otem", "Utem", "SCM", "WMD", "Compositionality"]
+__all__ = ["METRICS", "Metric", "get_metric", "BLEU", "ChrF", "TER", "METEOR", "Otem", "Utem", "SCM", "WMD", "Compositionality",
+           "SCMContextual", "WMDContextual"]
 
 METRICS: dict[str, type[Metric]] = {"BLEU": BLEU, "chrF": ChrF, "TER": TER, "METEOR": METEOR,
                                      "Otem": Otem, "Utem": Utem, "SCM": SCM, "WMD": WMD,
-                                     "Compositionality": Compositionality}
+                                     "Compositionality": Compositionality, "SCM-contextual": SCMContextual,
+                                     "WMD-contextual": WMDContextual}
 
 
 def get_metric(name: str, **kwargs) -> Metric:

@@ -1,11 +1,15 @@
 """RegEMT (Štefánik, Novotný and Sojka, WMT 2021): a regressive ensemble of surface, embedding
 and syntactic metrics.
 
-So far: static word vectors (:mod:`mtlib.regemt.vectors`), the soft-cosine (SCM) and word
-mover's distance (WMD) metrics over them (:mod:`mtlib.regemt.scm_wmd`) and the part-of-speech
-bigram distance (:mod:`mtlib.regemt.compositionality`), registered as ``SCM``, ``WMD`` and
-``Compositionality``; Reg-base's length features (:mod:`mtlib.regemt.features`); the ensemble,
-its source-grouped split and the ablation (:mod:`mtlib.regemt.ensemble`); decontextualized
-vectors for SCM/WMD (``SCM.over(decontextualized_vectors(texts, embedder))``). The contextual
-and source-based variants and the chapter follow.
+* :mod:`~mtlib.regemt.vectors` — static word vectors and decontextualized ones;
+* :mod:`~mtlib.regemt.scm_wmd` — soft cosine (``SCM``) and word mover's distance (``WMD``) over
+  them; :mod:`~mtlib.regemt.contextual` — ``SCM-contextual`` and ``WMD-contextual`` over an
+  encoder's token vectors; :mod:`~mtlib.regemt.compositionality` — the part-of-speech bigram
+  distance (all registered metrics, usable reference- or source-based);
+* :mod:`~mtlib.regemt.datasets` — judged translations (MQM, WMT15/16 DA, critical errors);
+* :mod:`~mtlib.regemt.scores` — every metric for every judged translation (the features);
+  :mod:`~mtlib.regemt.features` — Reg-base's lengths;
+* :mod:`~mtlib.regemt.ensemble` — the regressor, the source-grouped split, the ablation and
+  permutation importance; :mod:`~mtlib.regemt.experiment` — held-out Spearman, cross-lingual
+  fits and grouped bootstrap intervals.
 """

