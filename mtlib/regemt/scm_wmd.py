@@ -119,8 +119,12 @@ def _term_similarity_index(kv, terms: Sequence[str], *, topn: int = 100, thresho
     gensim asks ``KeyedVectors.most_similar`` term by term — one pass over the whole vocabulary
     per dictionary term, minutes for a few thousand terms. Here the cosines of a block of terms
     with the whole vocabulary are one matrix product (float32, as gensim), and each term keeps
-    its ``topn`` nearest other words, filtered and raised to ``exponent`` exactly as gensim's
-    index does, so ``SparseTermSimilarityMatrix`` builds the same matrix (tested against it).
+    its ``topn`` nearest other words, filtered and raised to ``exponent`` as gensim's index does,
+    so ``SparseTermSimilarityMatrix`` builds the same matrix up to near-ties at the ``topn``-th
+    neighbour, where float32 summation order can pick the other word (tested against gensim;
+    ``benchmarks/scm_term_index.py``: WMT19 de-en, 100 segments, GloVe: 2 of 25,307 non-zero
+    cells differ, 2.2x faster; en-de, 50 segments, encoder input embeddings: equal to 1e-6,
+    6.5x faster).
     """
     import torch
     from gensim.similarities import TermSimilarityIndex
