@@ -53,7 +53,7 @@ def test_signatures():
 def test_registry():
     assert isinstance(get_metric("bleu"), BLEU) and isinstance(get_metric("TER"), TER)
     assert get_metric("BLEU", tokenize="intl").signature.count("tok:intl") == 1
-    with pytest.raises(ValueError, match=r"unknown metric 'COMET'; valid: \['BLEU', 'Compositionality', 'METEOR', 'Otem', 'SCM', 'TER', 'Utem', 'WMD', 'chrF'\]"):
+    with pytest.raises(ValueError, match=r"unknown metric 'COMET'; valid: \['BLEU', 'Compositionality', 'METEOR', 'Otem', 'SCM', 'SCM-contextual', 'TER', 'Utem', 'WMD', 'WMD-contextual', 'chrF'\]"):
         get_metric("COMET")
 
 

@@ -86,6 +86,21 @@ def test_broken_parameter_fails_naming_the_notebook(tmp_path, param, value, mess
         nbr.run_notebook("wmt19_baselines", "small", tmp_path, extra_parameters={param: value})
 
 
+@requires_data
+@pytest.mark.data
+@pytest.mark.slow
+@pytest.mark.parametrize("notebook, param, value, message", [
+    ("regemt", "mqm_sets", ["wmt21.news"], "parameter mqm_sets: expected 'TESTSET LP' strings"),
+    ("regemt", "table2_set", "wmt21.news de-en", "parameter table2_set: 'wmt21.news de-en' is not one of mqm_sets"),
+    ("regemt", "critical_pairs", ["en-fr"], "parameter critical_pairs: no critical-error data for \\['en-fr'\\]"),
+    ("otem_utem", "mqm_sets", ["wmt19 en-de"], "parameter mqm_sets: no MQM error annotations for \\['wmt19 en-de'\\]"),
+    ("otem_utem", "table_refs", ["ref", "refZ"], "parameter table_refs: wmt19 en-de has no reference\\(s\\) \\['refZ'\\]"),
+])
+def test_data_parameters_of_other_chapters_are_checked(tmp_path, notebook, param, value, message):
+    with pytest.raises(RuntimeError, match=rf"(?s)notebook '{notebook}' failed with profile 'small'.*" + message):
+        nbr.run_notebook(notebook, "small", tmp_path, extra_parameters={param: value})
+
+
 def test_executed_book_has_no_errors_and_all_figures():
     for name in nbr.list_notebooks():
         assert nbr.output_problems(nbr.BOOK_DIR / f"{name}.ipynb") == []

@@ -118,7 +118,9 @@ def fit_ensemble(features: pd.DataFrame, target: Sequence[float], *, seed: int =
     x_fit, x_val, y_fit, y_val = train_test_split(x, y, test_size=inner_fraction, random_state=seed)
     scores = {}
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*(did not converge|Maximum iterations).*")
+        # The MLP's and the imputer's iteration caps (scikit-learn's defaults, as the authors ran
+        # them) are part of the method; their convergence notices would repeat for every fit.
+        warnings.filterwarnings("ignore", message=".*(did not converge|Maximum iterations|Early stopping criterion).*")
         for name, model in _candidates(seed).items():
             pipe = _pipeline(clone(model), seed).fit(x_fit, y_fit)
             scores[name] = float(r2_score(y_val, pipe.predict(x_val)))
