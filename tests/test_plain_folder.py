@@ -1,0 +1,80 @@
+"""An evaluation set from a plain folder of files: layout, human scores and every error."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import REF, REF_B, SRC, SYSTEMS, write_lines
+
+import mtlib
+from mtlib.plain_folder import load_folder
+
+
+def make_folder(root, *, sys_scores="system\tscore\nsysA\t0.5\nsysB\t0.1\nsysC\t-0.4\n", seg_scores=None):
+    write_lines(root / "source.txt", SRC)
+    write_lines(root / "references" / "refB.txt", REF_B)
+    write_lines(root / "references" / "ref.txt", REF)
+    for name, lines in SYSTEMS.items():
+        write_lines(root / "systems" / f"{name}.txt", lines)
+    if sys_scores is not None:
+        (root / "human-sys.tsv").write_text(sys_scores, encoding="utf-8")
+    if seg_scores is not None:
+        (root / "human-seg.csv").write_text(seg_scores, encoding="utf-8")
+    return root
+
+
+def test_folder_loads_with_human_scores(tmp_path):
+    seg = "system,segment,score\nsysA,1,0.9\nsysA,4,0.2\nsysB,2,-1\n"
+    evs = load_folder(make_folder(tmp_path / "mine", seg_scores=seg), "de-en")
+    assert evs.name.startswith("mine") and evs.std_ref == "ref" and sorted(evs.refs) == ["ref", "refB"]
+    assert evs.mt_systems == ["sysA", "sysB", "sysC"] and evs.src == SRC
+    assert evs.human_sys() == {"sysA": 0.5, "sysB": 0.1, "sysC": -0.4}
+    assert evs.human_seg() == {"sysA": [0.9, None, None, 0.2], "sysB": [None, -1.0, None, None]}
+    bleu = mtlib.score_systems(evs, mtlib.get_metric("BLEU")).system_scores()
+    assert bleu["sysA"] == pytest.approx(100.0)
+    assert mtlib.correlate(bleu, evs.human_sys(), "pearson").value > 0.5
+
+
+def test_folder_without_human_scores_or_source(tmp_path):
+    root = make_folder(tmp_path / "bare", sys_scores=None)
+    (root / "source.txt").unlink()
+    evs = load_folder(root, "de-en", test_set="toy")
+    assert evs.human == {} and evs.src == [""] * len(REF) and evs.name.startswith("toy")
+
+
+@pytest.mark.parametrize("sys_scores, message", [
+    ("system\tscore\nsysZ\t1\n", r"human-sys.tsv, row 2: unknown system 'sysZ'"),
+    ("system\tscore\nsysA\t1\nsysA\t2\n", r"row 3: a second score for system 'sysA'"),
+    ("system\tscore\nsysA\tgood\n", r"row 2: score 'good' is not a number"),
+    ("name\tvalue\nsysA\t1\n", r"needs a header with the columns \['system', 'score'\]"),
+])
+def test_bad_system_scores_are_named(tmp_path, sys_scores, message):
+    with pytest.raises(ValueError, match=message):
+        load_folder(make_folder(tmp_path / "f", sys_scores=sys_scores), "de-en")
+
+
+@pytest.mark.parametrize("seg_scores, message", [
+    ("system,segment,score\nsysA,5,1\n", r"row 2: segment 5 is outside lines 1..4"),
+    ("system,segment,score\nsysA,first,1\n", r"row 2: segment 'first' is not a line number"),
+    ("system,segment,score\nsysA,1,1\nsysA,1,2\n", r"row 3: a second score for system 'sysA', segment 1"),
+])
+def test_bad_segment_scores_are_named(tmp_path, seg_scores, message):
+    with pytest.raises(ValueError, match=message):
+        load_folder(make_folder(tmp_path / "f", seg_scores=seg_scores), "de-en")
+
+
+def test_missing_parts_and_mismatched_files(tmp_path):
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        load_folder(tmp_path / "nowhere", "de-en")
+    root = make_folder(tmp_path / "f")
+    write_lines(root / "systems" / "sysD.txt", ["one line"])
+    with pytest.raises(ValueError, match="sysD.txt"):
+        load_folder(root, "de-en")
+    empty = tmp_path / "empty"
+    (empty / "systems").mkdir(parents=True)
+    with pytest.raises(FileNotFoundError, match="no system outputs"):
+        load_folder(empty, "de-en")
+    both = make_folder(tmp_path / "both")
+    (both / "human-sys.csv").write_text("system,score\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="both human-sys.tsv and human-sys.csv exist"):
+        load_folder(both, "de-en")
