@@ -42,25 +42,18 @@ def test_folder_without_human_scores_or_source(tmp_path):
     assert evs.human == {} and evs.src == [""] * len(REF) and evs.name.startswith("toy")
 
 
-@pytest.mark.parametrize("sys_scores, message", [
-    ("system\tscore\nsysZ\t1\n", r"human-sys.tsv, row 2: unknown system 'sysZ'"),
-    ("system\tscore\nsysA\t1\nsysA\t2\n", r"row 3: a second score for system 'sysA'"),
-    ("system\tscore\nsysA\tgood\n", r"row 2: score 'good' is not a number"),
-    ("name\tvalue\nsysA\t1\n", r"needs a header with the columns \['system', 'score'\]"),
+@pytest.mark.parametrize("table, text, message", [
+    ("sys_scores", "system\tscore\nsysZ\t1\n", r"human-sys.tsv, row 2: unknown system 'sysZ'"),
+    ("sys_scores", "system\tscore\nsysA\t1\nsysA\t2\n", r"row 3: a second score for system 'sysA'"),
+    ("sys_scores", "system\tscore\nsysA\tgood\n", r"row 2: score 'good' is not a number"),
+    ("sys_scores", "name\tvalue\nsysA\t1\n", r"needs a header with the columns \['system', 'score'\]"),
+    ("seg_scores", "system,segment,score\nsysA,5,1\n", r"human-seg.csv, row 2: segment 5 is outside lines 1..4"),
+    ("seg_scores", "system,segment,score\nsysA,first,1\n", r"row 2: segment 'first' is not a line number"),
+    ("seg_scores", "system,segment,score\nsysA,1,1\nsysA,1,2\n", r"row 3: a second score for system 'sysA', segment 1"),
 ])
-def test_bad_system_scores_are_named(tmp_path, sys_scores, message):
+def test_bad_human_scores_are_named(tmp_path, table, text, message):
     with pytest.raises(ValueError, match=message):
-        load_folder(make_folder(tmp_path / "f", sys_scores=sys_scores), "de-en")
-
-
-@pytest.mark.parametrize("seg_scores, message", [
-    ("system,segment,score\nsysA,5,1\n", r"row 2: segment 5 is outside lines 1..4"),
-    ("system,segment,score\nsysA,first,1\n", r"row 2: segment 'first' is not a line number"),
-    ("system,segment,score\nsysA,1,1\nsysA,1,2\n", r"row 3: a second score for system 'sysA', segment 1"),
-])
-def test_bad_segment_scores_are_named(tmp_path, seg_scores, message):
-    with pytest.raises(ValueError, match=message):
-        load_folder(make_folder(tmp_path / "f", seg_scores=seg_scores), "de-en")
+        load_folder(make_folder(tmp_path / "f", **{table: text}), "de-en")
 
 
 def test_missing_parts_and_mismatched_files(tmp_path):
