@@ -10,8 +10,7 @@ import pandas as pd
 
 __all__ = ["DA_TABLE1", "DA_TABLE2", "DA_TABLE2_SUM_ABS_DELTA", "DA_SYSTEM_NAMES", "da_table1_frame",
            "VAT_TABLE2", "VAT_TABLE3", "VAT_TABLE4", "VAT_DIRECTIONS", "vat_table2_frame", "vat_table3_frame",
-           "REGEMT_COLUMNS", "REGEMT_TABLE1", "REGEMT_TABLE2_ORDER", "REGEMT_SOURCE_CAPABLE", "regemt_table2",
-           "regemt_table1_frame"]
+           "REGEMT_COLUMNS", "REGEMT_TABLE1", "REGEMT_TABLE2_ORDER", "REGEMT_SOURCE_CAPABLE", "regemt_table2"]
 
 # Zhan, Liu, Wong, Chao 2021, "Difficulty-Aware Machine Translation Evaluation", ACL,
 # Table 1: absolute system-level correlations with WMT19 DA z-scores, (|r|, |tau|, |rho|).
@@ -205,8 +204,3 @@ def regemt_table2() -> dict[str, pd.DataFrame]:
         if name in REGEMT_SOURCE_CAPABLE:
             src.loc[name, name] = 1.0
     return {"ref": ref, "src": src}
-
-
-def regemt_table1_frame() -> pd.DataFrame:
-    return pd.DataFrame([{"data": d, "setting": s, "row": r, "metric": c, "paper": v}
-                         for (d, s, r, c), v in REGEMT_TABLE1.items()])

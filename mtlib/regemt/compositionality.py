@@ -106,8 +106,8 @@ class Compositionality(MeanOverDefined):
     Args:
         lang: language of the hypotheses (``en``, ``de``, ``zh``).
         other_lang: language of the other side: the reference (default: ``lang``) or, used
-            source-based, the source; each side is tagged by its own language's tagger (the
-            tag sets then differ, and only tags both sides share count, as in the paper).
+            source-based, the source; each side is tagged by its own language's tagger, in
+            universal tags, and only tags both sides use count.
     """
 
     name = "Compositionality"

@@ -50,11 +50,10 @@ def content_vectors(embedder, texts: Sequence[str]) -> dict[str, np.ndarray]:
 def wmd_between(a: np.ndarray, b: np.ndarray) -> float:
     """Earth mover's distance between two uniform clouds of vectors (Euclidean cost); inf when
     a side is empty."""
-    import ot
+    from mtlib.regemt.scm_wmd import earth_movers
     if len(a) == 0 or len(b) == 0:
         return float("inf")
-    cost = np.sqrt(np.maximum(((a[:, None, :] - b[None, :, :]) ** 2).sum(-1), 0.0))
-    return float(ot.emd2(np.full(len(a), 1 / len(a)), np.full(len(b), 1 / len(b)), cost))
+    return earth_movers(a, b)
 
 
 def scm_between(a: np.ndarray, b: np.ndarray, *, exponent: float = 2.0) -> float:

@@ -47,6 +47,17 @@ def _bags(metric: "_StaticVectorMetric", vectors, hyps: Sequence[str], refs: Seq
     return dictionary, tfidf, [bag(d) for d in docs[:n]], [bag(d) for d in docs[n:]]
 
 
+def earth_movers(xa: np.ndarray, yb: np.ndarray, a: np.ndarray | None = None, b: np.ndarray | None = None) -> float:
+    """Earth mover's distance (POT's ``emd2``) between weighted clouds of vectors with Euclidean
+    costs; weights ``a``, ``b`` (default uniform) are normalised to sum 1. Shared by WMD over
+    static/decontextualized vectors and WMD-contextual."""
+    import ot
+    a = np.ones(len(xa)) if a is None else np.asarray(a, dtype=np.float64)
+    b = np.ones(len(yb)) if b is None else np.asarray(b, dtype=np.float64)
+    cost = np.sqrt(np.maximum(((xa[:, None, :] - yb[None, :, :]) ** 2).sum(-1), 0.0))
+    return float(ot.emd2(a / a.sum(), b / b.sum(), cost))
+
+
 VECTOR_KINDS = ("static", "decontextualized")
 
 
@@ -208,7 +219,6 @@ class WMD(_StaticVectorMetric, MeanOverDefined):
     undefined_value = float("inf")
 
     def segment_stats(self, hyps, refs):
-        import ot
         refs = self._refs(hyps, refs)
         vectors = self._vectors_for(hyps, refs)
         dictionary, _, hb, rb = _bags(self, vectors, hyps, refs)
@@ -226,7 +236,6 @@ class WMD(_StaticVectorMetric, MeanOverDefined):
             b = np.array([w for _, w in y], dtype=np.float64)
             xa = np.stack([vecs[i] for i, _ in x]).astype(np.float64)
             yb = np.stack([vecs[i] for i, _ in y]).astype(np.float64)
-            cost = np.sqrt(np.maximum(((xa[:, None, :] - yb[None, :, :]) ** 2).sum(-1), 0.0))
-            stats[k] = self.stats_row(float(ot.emd2(a / a.sum(), b / b.sum(), cost)))
+            stats[k] = self.stats_row(earth_movers(xa, yb, a, b))
         self.warn_undefined(stats, "have no word with a vector (and a non-zero weight) on a side")
         return stats
