@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-__all__ = ["Correlation", "correlate", "paired", "top_systems", "correlation_curve", "correlation_table",
-           "METHODS", "KENDALL_VARIANTS"]
+__all__ = ["Correlation", "correlate", "paired", "segment_correlation", "top_systems", "correlation_curve",
+           "correlation_table", "METHODS", "KENDALL_VARIANTS"]
 
 METHODS = ("pearson", "spearman", "kendall")
 KENDALL_VARIANTS = ("b", "c")  # what scipy.stats.kendalltau offers
@@ -100,6 +100,39 @@ def correlate(metric: Mapping[str, float], human: Mapping[str, float | None], me
     kept, x, y = paired(metric, human, systems)
     value, p = _compute(x, y, method, variant)
     return Correlation(method, variant if method == "kendall" else "", value, p, len(kept))
+
+
+def segment_correlation(metric: Mapping[str, Sequence[float]], human: Mapping[str, Sequence[float | None]],
+                        method: str = "kendall", *, variant: str = "b",
+                        systems: Iterable[str] | None = None) -> Correlation:
+    """Segment-level correlation pooled over every (system, segment) pair with a human score
+    (WMT's "no grouping"): ``n`` counts the pairs used.
+
+    Args:
+        metric: system -> per-segment metric scores (oriented as you like; see :func:`correlate`).
+        human: system -> per-segment human scores; ``None``/NaN entries (not judged) are dropped
+            together with the metric's score of the same segment.
+        systems: default: every system in ``human``.
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown correlation method {method!r}; valid: {list(METHODS)}")
+    systems = list(human if systems is None else systems)
+    missing = [s for s in systems if s not in metric]
+    if missing:
+        raise ValueError(f"segment_correlation: no metric scores for systems {missing}")
+    xs, ys = [], []
+    for s in systems:
+        m, h = np.asarray(metric[s], dtype=float), list(human[s])
+        if len(m) != len(h):
+            raise ValueError(f"segment_correlation: {s} has {len(m)} metric scores but {len(h)} human scores")
+        judged = np.array([v is not None and not math.isnan(v) for v in h], dtype=bool)
+        if np.isnan(m[judged]).any():
+            raise ValueError(f"segment_correlation: {s} has NaN metric scores on judged segments")
+        xs.append(m[judged])
+        ys.append(np.array([v for v, j in zip(h, judged) if j], dtype=float))
+    x, y = np.concatenate(xs), np.concatenate(ys)
+    value, p = _compute(x, y, method, variant)
+    return Correlation(method, variant if method == "kendall" else "", value, p, len(x))
 
 
 def top_systems(human: Mapping[str, float | None], k: int | None = None, *,

@@ -57,3 +57,19 @@ def _isolated_cache(tmp_path, monkeypatch):
 
 requires_data = pytest.mark.skipif(not paths.has_mtme_data(),
                                    reason="shared WMT data not found (set MTLIB_DATA)")
+
+
+@pytest.fixture(scope="session")
+def built_book(tmp_path_factory) -> Path:
+    """The book built once per test session with ``jupyter-book build -W -n``: its html folder."""
+    import shutil
+    import subprocess
+    import sys
+
+    from mtlib.notebooks import REPO_ROOT
+    out = tmp_path_factory.mktemp("book")
+    exe = shutil.which("jupyter-book") or str(Path(sys.executable).parent / "jupyter-book")
+    result = subprocess.run([exe, "build", "-W", "-n", "--keep-going", "--path-output", str(out), str(REPO_ROOT)],
+                            capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return out / "_build" / "html"

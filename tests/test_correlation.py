@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from mtlib.correlation import correlate, correlation_curve, correlation_table, top_systems
+from mtlib.correlation import correlate, correlation_curve, correlation_table, segment_correlation, top_systems
 from mtlib.paper_results import DA_TABLE1, DA_TABLE2, DA_TABLE2_SUM_ABS_DELTA
 from mtlib.ranking import rank_agreement
 
@@ -128,3 +128,23 @@ def test_paper_tables_agree_for_bleu_and_ter():
 def test_rank_agreement_rejects_missing_scores():
     with pytest.raises(ValueError, match="no metric or human score"):
         rank_agreement({"a": 1.0}, {"a": 1.0, "b": 2.0}, ["a", "b"])
+
+
+def test_segment_correlation_pools_judged_pairs_only():
+    metric = {"a": [0.1, 0.5, 0.9], "b": [0.2, 0.4, float("nan")]}
+    human = {"a": [1.0, 2.0, 4.0], "b": [1.5, None, None]}  # b's last two segments not judged
+    c = segment_correlation(metric, human, "pearson")
+    assert c.n == 4
+    assert c.value == pytest.approx(stats.pearsonr([0.1, 0.5, 0.9, 0.2], [1.0, 2.0, 4.0, 1.5]).statistic)
+    assert segment_correlation(metric, human, "kendall").value == pytest.approx(
+        stats.kendalltau([0.1, 0.5, 0.9, 0.2], [1.0, 2.0, 4.0, 1.5]).statistic)
+
+
+@pytest.mark.parametrize("metric, human, message", [
+    ({"a": [0.1, 0.2]}, {"a": [1.0, 2.0], "b": [1.0, 2.0]}, "no metric scores for systems \\['b'\\]"),
+    ({"a": [0.1, 0.2]}, {"a": [1.0, 2.0, 3.0]}, "a has 2 metric scores but 3 human scores"),
+    ({"a": [0.1, float("nan")]}, {"a": [1.0, 2.0]}, "a has NaN metric scores on judged segments"),
+])
+def test_segment_correlation_errors_name_the_problem(metric, human, message):
+    with pytest.raises(ValueError, match=message):
+        segment_correlation(metric, human)

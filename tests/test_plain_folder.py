@@ -71,3 +71,20 @@ def test_missing_parts_and_mismatched_files(tmp_path):
     (both / "human-sys.csv").write_text("system,score\n", encoding="utf-8")
     with pytest.raises(ValueError, match="both human-sys.tsv and human-sys.csv exist"):
         load_folder(both, "de-en")
+
+
+def test_shipped_example_folder_loads():
+    evs = mtlib.load_folder(mtlib.example_folder(), "de-en")
+    assert (evs.n_segments, len(evs.mt_systems), list(evs.refs)) == (40, 8, ["ref", "paraphrase"])
+    assert all(v is not None for v in evs.human_sys().values())
+    assert all(len(v) == 40 for v in evs.human_seg().values())
+    with pytest.raises(ValueError, match="unknown example folder 'toy'; examples: \\['toy-de-en'\\]"):
+        mtlib.example_folder("toy")
+
+
+def test_example_generator_reproduces_the_shipped_folder(tmp_path):
+    from mtlib.examples import make_toy_folder
+    make_toy_folder.main(tmp_path)
+    shipped = mtlib.example_folder()
+    for path in sorted(p for p in tmp_path.rglob("*") if p.is_file()):
+        assert path.read_bytes() == (shipped / path.relative_to(tmp_path)).read_bytes(), path.name
