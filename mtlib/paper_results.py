@@ -204,3 +204,16 @@ def regemt_table2() -> dict[str, pd.DataFrame]:
         if name in REGEMT_SOURCE_CAPABLE:
             src.loc[name, name] = 1.0
     return {"ref": ref, "src": src}
+
+
+# -- Otem/Utem (Yang, Zhang, Qin, Zhang, Lin, Su, NLPCC 2018) -------------------------------------------
+# Section 1's example, lowercased and tokenised as printed: four references and two candidates;
+# candidate 1 repeats "peace" (over-translation), candidate 2 drops it (under-translation).
+OTEM_PEACE_REFS = [
+    "he urged that the united states maintain a clear notion of the peace in the middle east and play its due role in this so that the un resolutions can be actually implemented .",
+    "he urged u.s. to adopt a clear position in the middle east peace process and play its role accordingly . This is necessary for a realistic execution of united nations ' resolutions .",
+    "he called for us to make clear its views on mideast peace and play its role to ensure related un resolutions be enforced .",
+    "he called on the us to have a clear cut opinion on the middle east peace , and play an important role on it and bring concrete implementation of relative un resolutions .",
+]
+OTEM_PEACE_CAND1 = "he called on the united states to have a clear view on peace in the middle east peace and play a role in this regard so that the relevant un resolutions can be effectively implemented ."
+OTEM_PEACE_CAND2 = "he called on the united states to have a clear view on in the middle east and play a role in this regard so that the relevant un resolutions can be effectively implemented ."

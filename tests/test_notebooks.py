@@ -214,3 +214,18 @@ def test_baselines_page_on_tiny_valid_settings(tmp_path):
     out = nbr.run_notebook("wmt19_baselines", "small", tmp_path, extra_parameters={
         "language_pairs": ["en-de", "de-en"], "n_segments": 20, "n_resamples": 10})
     assert nbr.output_problems(out) == []
+
+
+@pytest.mark.parametrize("name", nbr.list_notebooks())
+def test_every_chapter_has_exercises_with_solutions_and_rerun_notes(name):
+    import re
+    nb = json.loads((nbr.NOTEBOOK_DIR / f"{name}.ipynb").read_text(encoding="utf-8"))
+    text = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    exercises = re.findall(r"```\{exercise\}\n:label: ([\w-]+)", text)
+    solutions = re.findall(r"```\{solution\} ([\w-]+)\n:class: dropdown", text)
+    assert "## Exercises" in text and 3 <= len(exercises) <= 5, exercises
+    assert solutions == exercises  # each exercise has its solution, hidden until opened
+    assert "## Rerunning this chapter on other data" in text or "**Rerunning it.**" in text
+    assert f"--only {name}" in text  # the rerun command names this chapter
+    assert not re.search(r"^## (Table|Figure)s? \d", text, flags=re.M)  # "The paper's Table 1", never a bare number
+    assert "DA scores" not in text  # DA means the human scores; the metric is DA-BERTScore

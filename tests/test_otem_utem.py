@@ -5,16 +5,8 @@ import numpy as np
 import pytest
 
 from mtlib.metrics.otem_utem import Otem, Utem, count_over, count_under, ngram_counts
-
 # The paper's Section 1 example (Yang et al. 2018), lowercased as printed.
-REFS = [
-    "he urged that the united states maintain a clear notion of the peace in the middle east and play its due role in this so that the un resolutions can be actually implemented .",
-    "he urged u.s. to adopt a clear position in the middle east peace process and play its role accordingly . This is necessary for a realistic execution of united nations ' resolutions .",
-    "he called for us to make clear its views on mideast peace and play its role to ensure related un resolutions be enforced .",
-    "he called on the us to have a clear cut opinion on the middle east peace , and play an important role on it and bring concrete implementation of relative un resolutions .",
-]
-CAND1 = "he called on the united states to have a clear view on peace in the middle east peace and play a role in this regard so that the relevant un resolutions can be effectively implemented ."
-CAND2 = "he called on the united states to have a clear view on in the middle east and play a role in this regard so that the relevant un resolutions can be effectively implemented ."
+from mtlib.paper_results import OTEM_PEACE_CAND1 as CAND1, OTEM_PEACE_CAND2 as CAND2, OTEM_PEACE_REFS as REFS
 
 
 def _per_ref_counts(cand, n=1):
