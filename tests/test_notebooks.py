@@ -229,3 +229,12 @@ def test_every_chapter_has_exercises_with_solutions_and_rerun_notes(name):
     assert f"--only {name}" in text  # the rerun command names this chapter
     assert not re.search(r"^## (Table|Figure)s? \d", text, flags=re.M)  # "The paper's Table 1", never a bare number
     assert "DA scores" not in text  # DA means the human scores; the metric is DA-BERTScore
+
+
+@pytest.mark.parametrize("name", nbr.list_notebooks())
+def test_every_table_in_the_book_has_a_caption(name):
+    nb = json.loads((nbr.BOOK_DIR / f"{name}.ipynb").read_text(encoding="utf-8"))
+    tables = ["".join(o["data"]["text/html"]) for c in nb["cells"] for o in c.get("outputs", [])
+              if "<table" in "".join(o.get("data", {}).get("text/html", ""))]
+    assert tables and all("<caption" in t for t in tables), \
+        f"{sum('<caption' not in t for t in tables)} of {len(tables)} tables without a caption"
