@@ -93,17 +93,26 @@ JUDGE_NOISE = 4.0  # standard deviation of the simulated judge's per-segment noi
 SEED = 2026
 
 
+def _bare(word: str) -> str:
+    return word.rstrip(".,?").lower()
+
+
+def _synonym(word: str) -> str:
+    """The word's listed synonym, keeping trailing punctuation."""
+    bare = _bare(word)
+    return SYNONYMS[bare] + word[len(bare):]
+
+
 def damage(words: list[str], probs: tuple[float, float, float, float], rng: np.random.Generator
            ) -> tuple[list[str], dict[str, int]]:
     p_drop, p_rep, p_swap, p_syn = probs
     out, edits = [], dict.fromkeys(PENALTY, 0)
     for w in words:
-        bare = w.rstrip(".,?").lower()
         if rng.random() < p_drop:
             edits["drop"] += 1
             continue
-        if bare in SYNONYMS and rng.random() < p_syn:
-            w = w.lower().replace(bare, SYNONYMS[bare])
+        if _bare(w) in SYNONYMS and rng.random() < p_syn:
+            w = _synonym(w)
             edits["synonym"] += 1
         out.append(w)
         if rng.random() < p_rep:
@@ -123,8 +132,7 @@ def main(folder: Path = Path(__file__).parent / "toy-de-en") -> None:
     src = [s for s, _ in PAIRS]
     ref = [r for _, r in PAIRS]
     # A second reference: the first with every listed synonym substituted (a paraphrase).
-    para = [" ".join(SYNONYMS.get(w.rstrip(".,?").lower(), w.rstrip(".,?")) + w[len(w.rstrip(".,?")):]
-                     if w.rstrip(".,?").lower() in SYNONYMS else w for w in r.split()) for r in ref]
+    para = [" ".join(_synonym(w) if _bare(w) in SYNONYMS else w for w in r.split()) for r in ref]
     (folder / "source.txt").write_text("\n".join(src) + "\n", encoding="utf-8")
     (folder / "references" / "ref.txt").write_text("\n".join(ref) + "\n", encoding="utf-8")
     (folder / "references" / "paraphrase.txt").write_text("\n".join(para) + "\n", encoding="utf-8")
