@@ -14,6 +14,7 @@ if not CHROMIUM:
     pytest.skip("no chromium browser found (apt-get install chromium; or set MTLIB_CHROMIUM)", allow_module_level=True)
 
 LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
+TIMEOUT_MS = 120_000  # a loaded 2-core CI machine can take over 30 s (the default) to typeset a large page
 
 
 @pytest.fixture(scope="module")
@@ -31,11 +32,13 @@ def _pages(html_dir):
 def _page_problems(browser, page, name) -> tuple[list[str], int]:
     """What is wrong with one page as a reader's browser shows it, and how many formulas it typeset."""
     tab = browser.new_page(viewport={"width": 1280, "height": 900})
+    tab.set_default_timeout(TIMEOUT_MS)
     requests, errors, problems, typeset = [], [], [], 0
     tab.on("request", lambda r: requests.append(r.url))
     tab.on("pageerror", lambda e: errors.append(str(e)))
-    tab.goto(page.as_uri())
-    tab.wait_for_load_state("networkidle")
+    # "load", not "networkidle": chromium can leave a file:// font request open for good under load;
+    # every request is still recorded when it starts, and MathJax is awaited below.
+    tab.goto(page.as_uri(), wait_until="load")
     outside = [u for u in requests if not u.startswith(LOCAL_SCHEMES)]
     if outside:
         problems.append(f"{name}: requests outside the book {outside[:3]}")
@@ -43,7 +46,7 @@ def _page_problems(browser, page, name) -> tuple[list[str], int]:
         problems.append(f"{name}: script errors {errors[:3]}")
     n_math = tab.locator(".math").count()
     if n_math:
-        tab.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=15000)
+        tab.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
         tab.evaluate("() => MathJax.startup.promise")
         raw = tab.evaluate("() => [...document.querySelectorAll('.math')].filter("
                            "m => !m.querySelector('mjx-container')).length")
@@ -83,6 +86,7 @@ def test_the_checks_catch_a_broken_page(browser, tmp_path):
 
 def test_solutions_are_hidden_until_opened(built_book, browser):
     tab = browser.new_page(viewport={"width": 1280, "height": 900})
+    tab.set_default_timeout(TIMEOUT_MS)
     tab.goto((built_book / "book" / "own_data.html").as_uri())
     solution = tab.locator("details.solution, div.solution").first
     assert solution.count() == 1
