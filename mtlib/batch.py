@@ -15,19 +15,21 @@ system of every language pair and fills the caches that the chapters read:
   into its own cache (the workers need the model, not the data or a shared disk).
 
 A progress bar shows sentences (one hypothesis each) per second and the time left; the
-summary prints the cache's bytes per pair. ``--out FILE`` writes system-level scores (TSV).
+summary prints the cache's bytes per pair. ``--out FILE`` writes system-level scores (TSV) into a
+new file in an existing folder, both checked before anything is scored.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-__all__ = ["Unit", "plan_units", "parse_shard", "score_main", "merge_main"]
+__all__ = ["Unit", "plan_units", "parse_shard", "parse_lps", "score_main", "merge_main"]
 
 
 @dataclass(frozen=True)
@@ -51,15 +53,47 @@ def parse_shard(text: str) -> tuple[int, int]:
     return i, n
 
 
+def _refuse_repeats(items: Sequence[str], what: str, where: str = "") -> None:
+    """A repeated test set or pair would be scored and written twice: refused, not merged."""
+    seen = set()
+    for x in items:
+        if x in seen:
+            raise ValueError(f"repeated {what} {x!r}{where}; give each once")
+        seen.add(x)
+
+
+def parse_lps(text: str, option: str = "--lp") -> list[str] | None:
+    """``"de-en,en-de"`` -> ``["de-en", "en-de"]``; ``"all"`` -> None. A list naming no pair
+    (``","``) or repeating one raises ``ValueError``."""
+    if text.strip() == "all":
+        return None
+    lps = [x.strip() for x in text.split(",") if x.strip()]
+    if not lps:
+        raise ValueError(f"{option} {text!r} names no language pair; give e.g. de-en,en-de or 'all'")
+    _refuse_repeats(lps, "language pair", f" in {option} {text!r}")
+    return lps
+
+
 def plan_units(test_sets: Sequence[str], lps: Sequence[str] | None, root=None, shard: tuple[int, int] = (0, 1),
-               segments: int | None = None) -> list[Unit]:
+               segments: int | None = None, *, ref: str | None = None) -> list[Unit]:
     """Every (test set, lp, MT system) unit, in a fixed order, then this shard's share.
 
     ``lps=None`` means every language pair of each test set; an unknown test set or pair
-    raises ``ValueError`` listing the known ones.
+    raises ``ValueError`` listing the known ones, and so do an empty or repeated list and,
+    when ``ref`` is given, an evaluation set without that reference (checked for every set,
+    not only this shard's, before anything is scored).
     """
     from mtlib.data import list_evalsets, load_evalset
 
+    if isinstance(test_sets, str) or (lps is not None and isinstance(lps, str)):
+        raise TypeError("test_sets and lps must be lists of names, not a string")
+    if not test_sets:
+        raise ValueError("no test set given")
+    if lps is not None and not lps:
+        raise ValueError("no language pair given (lps=None means all)")
+    _refuse_repeats(test_sets, "test set")
+    if lps is not None:
+        _refuse_repeats(lps, "language pair")
     available = list_evalsets(root)
     units = []
     for ts in test_sets:
@@ -71,6 +105,9 @@ def plan_units(test_sets: Sequence[str], lps: Sequence[str] | None, root=None, s
             raise ValueError(f"unknown language pair(s) {unknown} for {ts}; known: {available[ts]}")
         for lp in wanted:
             evs = load_evalset(ts, lp, root).head(segments)
+            if ref is not None and ref not in evs.refs:
+                raise ValueError(f"unknown reference {ref!r} for {ts} {lp}; known: {sorted(evs.refs)} "
+                                 f"(without a reference name, each set's standard one is used: {evs.std_ref!r})")
             units += [Unit(ts, lp, system, evs.n_segments) for system in evs.mt_systems]
     i, n = shard
     return units[i::n]
@@ -87,9 +124,21 @@ def _match_on_worker(spec: dict, hyps: list[str], refs: list[str]) -> list[bytes
 
     key = tuple(sorted(spec.items()))
     if key not in _WORKER_SCORERS:  # one model per worker process, loaded once
-        _WORKER_SCORERS[key] = BERTScorer(spec["model"], spec["layer"], precision=spec["precision"],
-                                          cache=False, progress=False)
+        scorer = BERTScorer(spec["model"], spec["layer"], precision=spec["precision"], cache=False, progress=False)
+        # The client files these matches under its own model identity and library versions: a
+        # worker with other weights or versions would put its numbers under the client's name.
+        if match_identity(scorer) != spec["identity"]:
+            raise RuntimeError(f"this worker's model setting {match_identity(scorer)!r} differs from the client's "
+                               f"{spec['identity']!r}: install the same model and library versions on every worker")
+        _WORKER_SCORERS[key] = scorer
     return [encode_matches(m) for m in _WORKER_SCORERS[key].match(hyps, refs)]
+
+
+def match_identity(scorer) -> str:
+    """Everything that decides a token match: model identity, layer, precision, length limit, versions."""
+    from mtlib.embeddings.models import engine_versions
+    loaded = scorer.embedder.loaded
+    return f"{loaded.identity}|L{loaded.layer}|{scorer.embedder.precision}|max{scorer.embedder.max_tokens}|{engine_versions()}"
 
 
 # -- the commands ---------------------------------------------------------------------------
@@ -112,7 +161,8 @@ def _score_bertscore(units: list[Unit], args, root, bar) -> list[dict]:
     if args.scheduler:
         from distributed import Client
         client = Client(args.scheduler)
-    spec = {"model": args.model, "layer": scorer.embedder.loaded.layer, "precision": args.precision}
+    spec = {"model": args.model, "layer": scorer.embedder.loaded.layer, "precision": args.precision,
+            "identity": match_identity(scorer)}
     rows = []
     for (ts, lp), systems in _by_evalset(units).items():
         evs = load_evalset(ts, lp, root).head(args.segments)
@@ -149,20 +199,36 @@ def _score_bertscore(units: list[Unit], args, root, bar) -> list[dict]:
 def _score_registered(units: list[Unit], args, root, bar) -> list[dict]:
     from mtlib.data import load_evalset
     from mtlib.metrics import get_metric
+    from mtlib.metrics.languages import target_of
     from mtlib.scoring import score_systems
 
     if args.scheduler:
         raise ValueError("--scheduler is for BERTScore; the other metrics are fast enough locally")
-    metric = get_metric(args.metric)
+    get_metric(args.metric)  # an unknown metric fails here, even in a shard with no unit
     rows = []
     for (ts, lp), systems in _by_evalset(units).items():
         evs = load_evalset(ts, lp, root).head(args.segments)
+        # Set up for this pair's target language: BLEU into Chinese tokenises with zh (tok:zh).
+        metric = get_metric(args.metric, target_lang=target_of(lp))
         for s in systems:
             stats = score_systems(evs, metric, [s], [args.ref] if args.ref else None, cache=args.cache or True)
             rows.append({"test_set": ts, "lp": lp, "system": s, "segments": evs.n_segments,
                          args.metric: stats.system_scores()[s], "signature": stats.signature})
             bar.update(evs.n_segments)
     return rows
+
+
+def _check_new_file(out: Path) -> None:
+    """``--out`` is checked before any work: a new file in an existing, writable folder (the
+    folder is not created, so that a mistyped path fails at once instead of after the run)."""
+    if out.exists() or out.is_symlink():
+        raise ValueError(f"{out} exists; remove it or choose another --out (nothing is overwritten)")
+    folder = out.parent
+    if not folder.is_dir():
+        raise ValueError(f"--out {out}: the folder {folder} does not exist; create it first (mkdir -p {folder}) "
+                         "or choose another --out")
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"--out {out}: the folder {folder} is not writable; choose another --out")
 
 
 def score_main(argv: Sequence[str] | None = None) -> int:
@@ -186,7 +252,8 @@ def score_main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--scheduler", default=None, help="address of a Dask distributed scheduler")
     parser.add_argument("--cache", type=Path, default=None, help="cache folder (default: MTLIB_CACHE)")
     parser.add_argument("--mtme", type=Path, default=None, help="mt-metrics-eval folder (default: MTLIB_MTME, ...)")
-    parser.add_argument("--out", type=Path, default=None, help="write system-level scores here (TSV)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="write system-level scores here (TSV; a new file in an existing folder)")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     try:
@@ -194,11 +261,10 @@ def score_main(argv: Sequence[str] | None = None) -> int:
             raise ValueError(f"unknown metric {args.metric!r}; valid: {['BERTScore', *sorted(METRICS)]}")
         if args.segments is not None and args.segments < 1:
             raise ValueError(f"--segments must be >= 1, got {args.segments}")
-        if args.out is not None and args.out.exists():
-            raise ValueError(f"{args.out} exists; remove it or choose another --out (nothing is overwritten)")
+        if args.out is not None:
+            _check_new_file(args.out)
         shard = parse_shard(args.shard)
-        lps = None if args.lp == "all" else [x.strip() for x in args.lp.split(",") if x.strip()]
-        units = plan_units(args.test_set, lps, args.mtme, shard, args.segments)
+        units = plan_units(args.test_set, parse_lps(args.lp), args.mtme, shard, args.segments, ref=args.ref)
         total = sum(u.n_segments for u in units)
         from tqdm import tqdm
         print(f"{len(units)} units (test set, language pair, system) in shard {args.shard}; {total:,} pairs",
@@ -211,9 +277,10 @@ def score_main(argv: Sequence[str] | None = None) -> int:
         print(f"done in {time.perf_counter() - start:.1f} s", file=sys.stderr)
         if args.out is not None:
             import pandas as pd
-            pd.DataFrame(rows).to_csv(args.out, sep="\t", index=False, float_format="%.6f")
+            with open(args.out, "x", encoding="utf-8", newline="") as f:  # "x": never overwrite, even in a race
+                pd.DataFrame(rows).to_csv(f, sep="\t", index=False, float_format="%.6f")
             print(f"wrote {args.out}", file=sys.stderr)
-    except (ValueError, FileNotFoundError, RuntimeError) as err:
+    except (ValueError, OSError, RuntimeError) as err:  # RuntimeError includes CacheFileError
         print(f"error: {err}", file=sys.stderr)
         return 2
     return 0
@@ -233,11 +300,12 @@ def merge_main(argv: Sequence[str] | None = None) -> int:
             if not files:
                 raise FileNotFoundError(f"{src / 'matches'} holds no match cache (*.matches.sqlite)")
             for f in files:
-                target = MatchStore.open_file(args.into / "matches" / f.name)
+                target = MatchStore.open_file(args.into / "matches" / f.name,
+                                              elsewhere="choose a writable --into folder")
                 added = target.merge_from(f)
                 print(f"{f}: {added:,} new pairs -> {target.path} ({len(target):,} in all)")
                 target.close()
-    except (ValueError, FileNotFoundError, CacheFileError) as err:
+    except (ValueError, OSError, CacheFileError) as err:  # OSError: e.g. --into names a file
         print(f"error: {err}", file=sys.stderr)
         return 2
     return 0

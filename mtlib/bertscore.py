@@ -26,7 +26,7 @@ from mtlib import paths
 from mtlib.data import EvalSet
 from mtlib.embeddings.embedder import Embedder
 from mtlib.embeddings.matchstore import MatchStore, pair_key
-from mtlib.embeddings.models import default_model
+from mtlib.embeddings.models import default_model, engine_versions
 from mtlib.metrics.base import Metric, check_inputs
 from mtlib.scoring import SystemStats
 
@@ -107,11 +107,14 @@ def exact_matches(matches: Sequence[TokenMatches]) -> list[TokenMatches]:
     return out
 
 
-def _warn_empty(hyps: Sequence[str], refs: Sequence[str], where: str = "") -> None:
-    n = sum(1 for h, r in zip(hyps, refs) if not h.strip() or not r.strip())
+def _warn_empty(matches: Sequence[TokenMatches], where: str = "") -> None:
+    # Counted on the tokens, not the text: a sentence of only control or zero-width characters
+    # tokenises to nothing, as an empty one does, and scores 0 the same way (see _pair).
+    n = sum(1 for m in matches if len(m.hyp_ids) == 0 or len(m.ref_ids) == 0)
     if n:
-        warnings.warn(f"{where}{n} of {len(hyps)} pairs have an empty hypothesis or reference: "
-                      "their BERTScore P, R and F are 0 before rescaling (as in bert-score)", stacklevel=3)
+        warnings.warn(f"{where}{n} of {len(matches)} pairs have an empty hypothesis or reference (no token left "
+                      "after tokenisation, e.g. blank or only control characters): their BERTScore P, R and F "
+                      "are 0 before rescaling (as in bert-score)", stacklevel=3)
 
 
 class BERTScorer:
@@ -165,18 +168,15 @@ class BERTScorer:
             # Embeddings read through a float16 token store give (slightly) other matches: own file.
             precision = embedder.precision + ("-fp16store" if embedder.store is not None else "")
             self.store = MatchStore(Path(folder) / "matches", loaded.identity, loaded.layer, precision,
-                                    embedder.max_tokens)
+                                    embedder.max_tokens, engine_versions())
         self.n_matched = 0  # pairs matched with the model in this object's life (the rest came from the cache)
 
     @property
     def signature(self) -> str:
-        import transformers
-
-        import mtlib
         rescale = "no" if self.baseline is None else "b=" + ",".join(f"{b:.6g}" for b in self.baseline)
         return (f"BERTScore|model:{self.embedder.loaded.identity}|L{self.embedder.loaded.layer}|"
                 f"prec:{self.embedder.precision}{'|store:fp16' if self.embedder.store is not None else ''}|idf:{'yes' if self.idf else 'no'}|rescale:{rescale}|"
-                f"trunc:{self.embedder.max_tokens}|mtlib:{mtlib.__version__}|transformers:{transformers.__version__}")
+                f"trunc:{self.embedder.max_tokens}|{engine_versions()}")
 
     # -- matching ---------------------------------------------------------------------------
     def _pair(self, hyp, ref) -> TokenMatches:
@@ -214,8 +214,9 @@ class BERTScorer:
     def match(self, hyps: Sequence[str], refs: Sequence[str]) -> list[TokenMatches]:
         """Token matches of each hypothesis with its reference (one reference stream)."""
         check_inputs("BERTScore", hyps, [refs])
-        _warn_empty(hyps, refs)
-        return self._match(list(hyps), list(refs), {})
+        matches = self._match(list(hyps), list(refs), {})
+        _warn_empty(matches)
+        return matches
 
     # -- scores ------------------------------------------------------------------------------
     def idf_table(self, refs: Sequence[str]) -> tuple[dict[int, float], float] | None:
@@ -294,11 +295,10 @@ class BERTScorer:
         per_chunk = max(1, chunk_pairs // max(1, len(refs)))
         for start in range(0, len(systems), per_chunk):
             chunk = systems[start:start + per_chunk]
-            for s in chunk:
-                _warn_empty(evs.outputs[s], refs, f"{evs.name} {s}: ")
             matches = self._match([h for s in chunk for h in evs.outputs[s]], refs * len(chunk), ref_memory)
             for k, s in enumerate(chunk):
                 out[s] = matches[k * len(refs):(k + 1) * len(refs)]
+                _warn_empty(out[s], f"{evs.name} {s}: ")
                 if on_system is not None:
                     on_system(s, len(refs))
         return out

@@ -162,13 +162,15 @@ def correlation_curve(metrics: Mapping[str, Mapping[str, float]], human: Mapping
 
     Args:
         metrics: metric name -> (system -> score, oriented higher = better).
-        human: system -> human score.
-        ks: the K values (default 3..N; K = 2 only ever gives +-1).
+        human: system -> human score; ``None``/NaN (not judged) count for nothing.
+        ks: the K values (default 3..N, N = the systems with a human score; K = 2 only ever
+            gives +-1).
 
     Returns:
         A long DataFrame with columns ``metric``, ``k``, ``value``.
     """
-    n = sum(v is not None for v in human.values())
+    # N counts the systems top_systems can rank: a NaN human score is "not judged", as None.
+    n = sum(v is not None and not math.isnan(v) for v in human.values())
     ks = list(range(3, n + 1)) if ks is None else list(ks)
     rows = []
     for k in ks:

@@ -317,6 +317,8 @@ def evalset_from_files(hyp_files: Sequence[str | os.PathLike], ref_files: Sequen
     def read_named(files, what: str) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         for f in map(Path, files):
+            if f.is_dir():
+                raise IsADirectoryError(f"{what} file {f} is a folder, not a text file; give the file itself")
             if not f.is_file():
                 raise FileNotFoundError(f"{what} file {f} does not exist")
             name = name_of(f)

@@ -3,8 +3,10 @@
 Sources live in ``notebooks/*.ipynb`` and stay clean; executed copies are written to
 ``book/`` (full profile, committed) or to any other folder (small profile, for tests).
 Each executed copy records, in ``metadata.mtlib``, the profile, its parameters, any
-overrides and a hash of the source, so a stale, small-profile or overridden copy in
-``book/`` is caught by :func:`check_book`. A notebook is executed into a temporary folder
+overrides, a hash of the source, what it ran with (a hash of every mtlib module the kernel
+loaded and the versions of the libraries that shape numbers: :mod:`mtlib.provenance`) and a
+hash of what it printed, so :func:`check_book` catches a stale, small-profile or overridden
+copy in ``book/``, one whose code or libraries changed, and one edited after execution. A notebook is executed into a temporary folder
 and moved into place only when it succeeds; ``book/`` takes only the full profile.
 
 Usage::
@@ -28,13 +30,17 @@ from typing import Sequence
 
 import yaml
 
-__all__ = ["REPO_ROOT", "list_notebooks", "load_profiles", "source_hash", "declared_parameters", "run_notebook",
-           "run_all", "output_problems", "check_book", "main"]
+from mtlib import provenance
+
+__all__ = ["REPO_ROOT", "list_notebooks", "load_profiles", "source_hash", "executed_hash", "declared_parameters",
+           "run_notebook", "run_all", "output_problems", "check_book", "main"]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"
 BOOK_DIR = REPO_ROOT / "book"
 PROFILES_FILE = NOTEBOOK_DIR / "profiles.yml"
+# Chapters whose executed copy is known to be stale, each with the reason a reader is shown.
+KNOWN_STALE_FILE = "known_stale.yml"
 BOOK_PROFILE = "full"
 
 
@@ -78,6 +84,45 @@ def source_hash(path: Path, parameters: dict) -> str:
     return h.hexdigest()
 
 
+def _joined(value):
+    """nbformat stores multi-line text as a list of lines or as one string: hash either alike."""
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return "".join(value)
+    if isinstance(value, list):
+        return [_joined(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _joined(v) for k, v in value.items()}
+    return value
+
+
+def executed_hash(nb: dict) -> str:
+    """SHA-256 of every cell's type, source and outputs (what the book shows): an executed copy
+    edited by hand no longer matches the hash recorded when it was written."""
+    h = hashlib.sha256()
+    for cell in nb["cells"]:
+        part = {"type": cell["cell_type"], "source": _joined(cell["source"]),
+                "outputs": [{k: _joined(v) for k, v in out.items() if k != "execution_count"}
+                            for out in cell.get("outputs", [])]}
+        h.update(json.dumps(part, sort_keys=True, ensure_ascii=False).encode("utf-8") + b"\x00")
+    return h.hexdigest()
+
+
+# Appended to the copy papermill executes; the runner moves its answer into the metadata.
+_PROVENANCE_CELL = "from mtlib.provenance import executed_with as _mtlib_executed_with\n_mtlib_executed_with();"
+
+
+def _take_provenance(nb) -> dict:
+    """Removes the appended provenance cell and returns its record."""
+    from mtlib.provenance import MIME_TYPE
+
+    cell = nb.cells[-1]
+    records = [o["data"][MIME_TYPE] for o in cell.get("outputs", []) if MIME_TYPE in o.get("data", {})]
+    if cell.source != _PROVENANCE_CELL or len(records) != 1:
+        raise RuntimeError("the executed notebook does not end with mtlib's provenance record")
+    del nb.cells[-1]
+    return dict(records[0])
+
+
 def _mark_cells(nb) -> None:
     for cell in nb.cells:
         tags = cell.metadata.setdefault("tags", [])
@@ -103,6 +148,13 @@ def _check_parameters(name: str, src: Path, given: dict) -> None:
 
 def _is_book(out_dir: Path) -> bool:
     return Path(out_dir).resolve() == BOOK_DIR.resolve()
+
+
+def _check_out_dir(out_dir: Path) -> None:
+    out, book = Path(out_dir).resolve(), BOOK_DIR.resolve()
+    if out != book and out.is_relative_to(book):
+        raise ValueError(f"refusing to write into {out_dir}, a folder inside book/: the book builds every notebook "
+                         "under it. Write runs elsewhere (e.g. --out runs/NAME)")
 
 
 def run_notebook(name: str, profile: str, out_dir: Path, *, notebook_dir: Path = NOTEBOOK_DIR,
@@ -131,6 +183,7 @@ def run_notebook(name: str, profile: str, out_dir: Path, *, notebook_dir: Path =
     params = _parameters(name, profile, profiles)
     extra = dict(extra_parameters or {})  # e.g. a data path: recorded, not hashed
     _check_parameters(name, src, {**params, **extra, "profile": profile})
+    _check_out_dir(out_dir)
     if _is_book(out_dir):
         if profile != BOOK_PROFILE:
             raise ValueError(f"book/ takes only the {BOOK_PROFILE!r} profile, not {profile!r}: pass another out_dir")
@@ -140,14 +193,19 @@ def run_notebook(name: str, profile: str, out_dir: Path, *, notebook_dir: Path =
                              "(--out), or pass --allow-book-overrides (check then reports the copy)")
     work = Path(tempfile.mkdtemp(prefix=f"mtlib-{name}-"))
     partial = work / f"{name}.ipynb"
+    to_run = work / f"{name}.source.ipynb"
+    source_nb = nbformat.read(src, as_version=4)
+    source_nb.cells.append(nbformat.v4.new_code_cell(_PROVENANCE_CELL))
+    nbformat.write(source_nb, to_run)
     try:
-        pm.execute_notebook(str(src), str(partial), parameters={**params, **extra, "profile": profile},
+        pm.execute_notebook(str(to_run), str(partial), parameters={**params, **extra, "profile": profile},
                             kernel_name="python3", cwd=str(notebook_dir), log_output=log_output,
                             progress_bar=False)
     except Exception as err:
         raise RuntimeError(f"notebook {name!r} failed with profile {profile!r} "
                            f"(partial output in {partial}; {out_dir} is unchanged): {err}") from err
     nb = nbformat.read(partial, as_version=4)
+    ran_with = _take_provenance(nb)
     _mark_cells(nb)
     out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / f"{name}.ipynb"
@@ -158,7 +216,8 @@ def run_notebook(name: str, profile: str, out_dir: Path, *, notebook_dir: Path =
         path = Path(pm_meta[key]).resolve()
         pm_meta[key] = str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else path.name
     nb.metadata["mtlib"] = {"profile": profile, "parameters": params, "overrides": extra,
-                            "source_sha256": source_hash(src, params)}
+                            "source_sha256": source_hash(src, params), "ran_with": ran_with,
+                            "executed_sha256": executed_hash(nb)}
     staged = out_dir / f".{name}.ipynb.{os.getpid()}.tmp"
     nbformat.write(nb, staged)
     os.replace(staged, out)  # atomic: readers see the old copy or the new one
@@ -199,8 +258,40 @@ def output_problems(path: Path) -> list[str]:
     return problems
 
 
+def known_stale(book_dir: Path = BOOK_DIR) -> dict[str, dict]:
+    """``book/known_stale.yml``: chapter -> {executed_with, reason}, each shown on its page."""
+    path = Path(book_dir) / KNOWN_STALE_FILE
+    if not path.exists():
+        return {}
+    entries = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    for name, entry in entries.items():
+        if not isinstance(entry, dict) or set(entry) != {"executed_with", "reason"}:
+            raise ValueError(f"{path}: entry {name!r} must have exactly the keys executed_with and reason")
+    return entries
+
+
+def _stale(problem: str) -> bool:
+    """Problems that re-executing the chapter resolves (not a hand edit, profile or override)."""
+    return ": stale: " in problem
+
+
 def check_book(book_dir: Path = BOOK_DIR, notebook_dir: Path = NOTEBOOK_DIR) -> list[str]:
-    """Problems that make ``book/`` out of date with ``notebooks/`` (empty list = fine)."""
+    """Problems that make ``book/`` out of date with ``notebooks/`` (empty list = fine).
+
+    A chapter listed in ``book/known_stale.yml`` may be stale (its page says why); it is a
+    problem if it is listed but current, so the list only holds what is true.
+    """
+    problems = [p for p in _chapter_problems(book_dir, notebook_dir)
+                if not (_stale(p) and p.split(":")[0] in known_stale(book_dir))]
+    for name in known_stale(book_dir):
+        if name not in list_notebooks(notebook_dir):
+            problems.append(f"{name}: listed in {KNOWN_STALE_FILE} but there is no such notebook")
+        elif not any(_stale(p) and p.startswith(f"{name}:") for p in _chapter_problems(book_dir, notebook_dir)):
+            problems.append(f"{name}: listed in {KNOWN_STALE_FILE} but current: remove it from the list")
+    return problems
+
+
+def _chapter_problems(book_dir: Path, notebook_dir: Path) -> list[str]:
     profiles = load_profiles(notebook_dir / PROFILES_FILE.name)
     problems = []
     for name in list_notebooks(notebook_dir):
@@ -208,7 +299,14 @@ def check_book(book_dir: Path = BOOK_DIR, notebook_dir: Path = NOTEBOOK_DIR) -> 
         if not executed.exists():
             problems.append(f"{name}: not executed into {book_dir.name}/ (run: python -m mtlib.notebooks run)")
             continue
-        meta = json.loads(executed.read_text(encoding="utf-8"))["metadata"].get("mtlib", {})
+        try:
+            nb = json.loads(executed.read_text(encoding="utf-8"))
+            meta = nb["metadata"].get("mtlib", {})
+            executed_hash(nb)
+        except (ValueError, KeyError, TypeError, AttributeError) as err:  # JSONDecodeError is a ValueError
+            problems.append(f"{name}: {executed} is not a readable executed notebook ({type(err).__name__}: {err}); "
+                            "re-run: python -m mtlib.notebooks run --only " + name)
+            continue
         if meta.get("profile") != BOOK_PROFILE:
             problems.append(f"{name}: executed with profile {meta.get('profile')!r}, the book needs {BOOK_PROFILE!r}")
             continue
@@ -219,6 +317,17 @@ def check_book(book_dir: Path = BOOK_DIR, notebook_dir: Path = NOTEBOOK_DIR) -> 
         params = _parameters(name, BOOK_PROFILE, profiles)
         if meta.get("source_sha256") != source_hash(notebook_dir / f"{name}.ipynb", params):
             problems.append(f"{name}: stale: source or profile changed since it was executed")
+            continue
+        if "ran_with" not in meta or "executed_sha256" not in meta:
+            problems.append(f"{name}: stale: executed before mtlib recorded the code it ran with")
+            continue
+        if meta["executed_sha256"] != executed_hash(nb):
+            problems.append(f"{name}: its cells or outputs were edited after it was executed")
+            continue
+        moved = provenance.changes(meta["ran_with"])
+        if moved:
+            shown = "; ".join(moved[:6]) + (f"; and {len(moved) - 6} more" if len(moved) > 6 else "")
+            problems.append(f"{name}: stale: what it ran with changed since it was executed ({shown})")
     return problems
 
 
@@ -238,7 +347,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.cmd == "check":
         problems = check_book()
-        print("\n".join(problems) if problems else "book/ is up to date")
+        for name, entry in known_stale().items():
+            print(f"{name}: known stale (executed with {entry['executed_with']}; {KNOWN_STALE_FILE}): {entry['reason']}")
+        print("\n".join(problems) if problems else "book/ is up to date" + (" but for the known stale chapters above"
+                                                                             if known_stale() else ""))
         return 1 if problems else 0
     out = args.out
     if out is None:
@@ -256,6 +368,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         allow_book_overrides=args.allow_book_overrides)
     except (ValueError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
+        return 2
+    except RuntimeError as err:  # a notebook failed: its name, the partial copy and the cell's error
+        print(f"error: {err}", file=sys.stderr)
+        if err.__cause__ is not None:
+            print(f"caused by {type(err.__cause__).__name__}", file=sys.stderr)
         return 2
     for path in paths:
         print(f"wrote {path}")

@@ -99,9 +99,28 @@ def has_mtme_data() -> bool:
     return True
 
 
+class CacheFolderError(ValueError):
+    """The cache folder (or a place in it) is not a folder or file mtlib can use, or cannot be
+    created or written; the message names it and the remedy. A ValueError, so that every
+    command reports it as ``error: …``."""
+
+
 def cache_dir() -> Path:
-    """Cache folder for downloads and computed statistics (``MTLIB_CACHE`` or ``~/.cache/mtlib``)."""
+    """Cache folder for downloads and computed statistics (``MTLIB_CACHE`` or ``~/.cache/mtlib``),
+    created if needed; raises :class:`CacheFolderError` unless it is a writable folder."""
     env = os.environ.get(CACHE_ENV)
     path = Path(env).expanduser() if env else Path.home() / ".cache" / "mtlib"
-    path.mkdir(parents=True, exist_ok=True)
+    named = f"{CACHE_ENV}={env}" if env else f"the cache folder {path} (the default; {CACHE_ENV} is not set)"
+    remedy = f"set {CACHE_ENV} to a writable folder"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # mkdir's answer when the name is taken by a file
+        raise CacheFolderError(f"{named} names a file, not a folder: {remedy}") from None
+    except NotADirectoryError:
+        raise CacheFolderError(f"{named} cannot be created: a part of {path} is a file, not a folder; "
+                               f"{remedy}") from None
+    except OSError as err:  # permission denied, read-only file system
+        raise CacheFolderError(f"{named} cannot be created ({err.strerror or err}): {remedy}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise CacheFolderError(f"{named} is not writable: make {path} writable, or {remedy}")
     return path

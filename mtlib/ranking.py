@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Iterable, Mapping
 
 import pandas as pd
@@ -24,9 +25,13 @@ def rank_agreement(metric: Mapping[str, float], human: Mapping[str, float], syst
         the paper's sum of |delta rank|.
     """
     systems = list(systems)
-    missing = [s for s in systems if s not in metric or s not in human or human[s] is None]
+
+    def absent(scores: Mapping[str, float], s: str) -> bool:  # None or NaN: not scored (NaN would rank as garbage)
+        return s not in scores or scores[s] is None or math.isnan(scores[s])
+
+    missing = [s for s in systems if absent(metric, s) or absent(human, s)]
     if missing:
-        raise ValueError(f"rank_agreement: no metric or human score for {missing}")
+        raise ValueError(f"rank_agreement: no metric or human score (None or NaN) for {missing}")
     m = pd.Series({s: float(metric[s]) for s in systems})
     h = pd.Series({s: float(human[s]) for s in systems})
     df = pd.DataFrame({

@@ -4,8 +4,13 @@ Usage::
 
     python -m mtlib.score_files --metric Otem --hyp hyp.txt --ref ref1.txt ref2.txt
     python -m mtlib.score_files --metric Utem -o order=4 -o tokenize=none --hyp hyp.txt --ref ref.txt
+    python -m mtlib.score_files --metric BLEU --lp en-zh --hyp hyp.zh --ref ref.zh
 
 Prints the corpus score and the signature; ``--sentences`` prints one score per line instead.
+``--lp`` names the language pair, whose target language sets up language-dependent metrics:
+BLEU and Otem/Utem into zh/ja/ko tokenise with zh/ja-mecab/ko-mecab (as sacreBLEU's ``-l`` does
+for BLEU), TER uses asian_support; without it they keep their defaults (13a). An explicit
+``-o`` option wins.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Sequence
 import yaml
 
 from mtlib.metrics import METRICS, get_metric
+from mtlib.metrics.languages import target_of
 from mtlib.textio import read_lines
 
 __all__ = ["main", "parse_options"]
@@ -45,6 +51,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ref", required=True, type=Path, nargs="+", help="reference file(s)")
     parser.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
                         help="metric setting, e.g. order=2 or tokenize=none (values parsed as YAML)")
+    parser.add_argument("--lp", default=None, metavar="SRC-TGT",
+                        help="language pair, e.g. en-zh: its target language picks BLEU's and Otem/Utem's tokeniser "
+                             "(zh, ja-mecab, ko-mecab; else 13a; as sacreBLEU's -l does for BLEU) and TER's "
+                             "asian_support; -o options win (default: no language, 13a)")
     parser.add_argument("--sentences", action="store_true", help="print one score per segment")
     args = parser.parse_args(argv)
     try:
@@ -52,7 +62,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as err:
         parser.error(str(err))
     try:
-        metric = get_metric(args.metric, **options)
+        target = None if args.lp is None else target_of(args.lp)
+        metric = get_metric(args.metric, target_lang=target, **options)
         hyps = read_lines(args.hyp)
         refs = [read_lines(r) for r in args.ref]
         for path, lines in zip(args.ref, refs):
@@ -62,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("\n".join(f"{s:.6f}" for s in metric.sentence_scores(hyps, refs)))
         else:
             print(f"{metric.corpus_score(hyps, refs):.6f}\t{metric.signature}")
-    except (ValueError, TypeError, FileNotFoundError) as err:
+    except (ValueError, TypeError, OSError) as err:  # OSError: missing, unreadable file or a folder (textio)
         print(f"error: {err}", file=sys.stderr)
         return 2
     return 0

@@ -20,6 +20,7 @@ import numpy as np
 from mtlib import paths
 from mtlib.data import EvalSet
 from mtlib.metrics import Metric
+from mtlib.metrics.languages import target_of
 
 __all__ = ["SystemStats", "score_systems", "cached_segment_stats", "stats_key", "read_entry", "write_entry"]
 
@@ -43,7 +44,8 @@ class SystemStats(dict):
 
     Attributes:
         metric: the :class:`~mtlib.metrics.Metric` that produced them.
-        signature: the metric signature after scoring.
+        signature: the metric signature after scoring (of :meth:`system_scores`).
+        sentence_signature: the signature of :meth:`segment_scores` (BLEU's says ``eff:yes``).
         ref_names: the references used.
     """
 
@@ -52,14 +54,17 @@ class SystemStats(dict):
         self.metric = metric
         self.ref_names = ref_names
         self.signature = f"{metric.signature}|refs:{'+'.join(ref_names)}"
+        self.sentence_signature = f"{metric.sentence_signature}|refs:{'+'.join(ref_names)}"
 
     def system_scores(self) -> dict[str, float]:
         """Corpus-level score per system."""
         return {s: self.metric.score_from_stats(st.sum(axis=0)) for s, st in self.items()}
 
     def segment_scores(self) -> dict[str, np.ndarray]:
-        """Per-segment scores from each segment's own statistics."""
-        return {s: self.metric.scores_from_stats(st) for s, st in self.items()}
+        """Per-segment scores: the metric's sentence-level definition on each segment's statistics
+        (BLEU: sacrebleu's ``sentence_bleu``, effective order; signed :attr:`sentence_signature`).
+        The corpus formula on one segment would differ: BLEU gives a short segment 0 there."""
+        return {s: np.asarray(self.metric.sentence_scores_from_stats(st), dtype=float) for s, st in self.items()}
 
 
 def score_systems(evs: EvalSet, metric: Metric, systems: Iterable[str] | None = None,
@@ -67,9 +72,13 @@ def score_systems(evs: EvalSet, metric: Metric, systems: Iterable[str] | None = 
                   ) -> SystemStats:
     """Segment statistics of every (MT) system against the given references.
 
+    The metric is set up for the target language of ``evs.lp`` first
+    (:meth:`~mtlib.metrics.Metric.for_target`: BLEU into Chinese tokenises with ``zh``, as WMT),
+    and the result carries that metric and its signature.
+
     Args:
         evs: the evaluation set.
-        metric: a metric instance.
+        metric: a metric instance (one set up for another target language raises ValueError).
         systems: systems to score (default: ``evs.mt_systems``).
         ref_names: references (default: ``[evs.std_ref]``).
         cache: True for the default cache folder, a folder, or False.
@@ -86,6 +95,7 @@ def score_systems(evs: EvalSet, metric: Metric, systems: Iterable[str] | None = 
     if unknown:
         raise ValueError(f"{evs.name}: unknown references {unknown}; known: {sorted(evs.refs)}")
     refs = [evs.refs[r] for r in ref_names]
+    metric = metric.for_target(target_of(evs.lp))
     return SystemStats(metric, ref_names, {s: cached_segment_stats(metric, evs.outputs[s], refs, cache=cache)
                                            for s in systems})
 
@@ -97,7 +107,12 @@ def cached_segment_stats(metric: Metric, hyps: Sequence[str], refs: Sequence[Seq
     if not cache:
         return metric.segment_stats(hyps, refs)
     folder = (paths.cache_dir() if cache is True else Path(cache)) / "stats" / metric.name
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:  # a file of that name, permission denied
+        raise paths.CacheFolderError(f"statistics cache folder {folder} cannot be created ({err.strerror or err}): "
+                                     "make it a writable folder, or use another cache folder (MTLIB_CACHE, cache=)"
+                                     ) from None
     key = stats_key(metric, hyps, refs)
     path = folder / f"{key}.npz"
     if path.exists():
@@ -113,14 +128,30 @@ def _checksum(stats: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(stats).tobytes()).hexdigest()
 
 
+def _refuse_folder(path: Path) -> None:
+    # mtlib writes only files here: a folder in an entry's place is someone else's, so it is
+    # neither used nor deleted (a warning and a recomputation on every run would hide it).
+    if path.is_dir():
+        raise paths.CacheFolderError(f"statistics cache entry {path} is a folder, not a file; mtlib never makes one "
+                                     "there and does not delete it: remove or move it (the entry is then "
+                                     "recomputed), or score without the cache (cache=False)")
+
+
 def write_entry(path: Path, key: str, stats: np.ndarray) -> None:
     """Writes a cache entry (statistics, their key and checksum) atomically.
 
     The temporary file has a unique name, so processes sharing a cache never collide, and
-    an interrupted write leaves no entry behind.
+    an interrupted write leaves no entry behind. A folder at ``path`` raises
+    :class:`~mtlib.paths.CacheFolderError` (it is not replaced).
     """
+    _refuse_folder(path)
     stats = np.ascontiguousarray(stats, dtype=np.float64)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.stem + ".", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.stem + ".", suffix=".tmp")
+    except OSError as err:  # a read-only folder given as cache=
+        raise paths.CacheFolderError(f"statistics cache entry {path} cannot be written ({err.strerror or err}): "
+                                     f"make {path.parent} writable, or use another cache folder (MTLIB_CACHE, "
+                                     "cache=)") from None
     try:
         with os.fdopen(fd, "wb") as f:
             np.savez(f, stats=stats, key=np.array(key), sha256=np.array(_checksum(stats)))
@@ -133,7 +164,9 @@ def write_entry(path: Path, key: str, stats: np.ndarray) -> None:
 def read_entry(path: Path, key: str, n_segments: int) -> np.ndarray | None:
     """The statistics of a cache entry, or None, with a warning naming the file, when it is
     unreadable, truncated, written for another key, of the wrong shape or fails its checksum
-    (the caller then recomputes and replaces it)."""
+    (the caller then recomputes and replaces it). A folder at ``path`` raises
+    :class:`~mtlib.paths.CacheFolderError`: it cannot be replaced without deleting it."""
+    _refuse_folder(path)
     try:
         with np.load(path, allow_pickle=False) as z:
             stats, stored_key, checksum = z["stats"], str(z["key"]), str(z["sha256"])

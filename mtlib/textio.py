@@ -6,6 +6,8 @@
   naming the file (some WMT17/18 system outputs start with one; left in, it would be part
   of segment 1 and lower its score).
 * Bytes that are not UTF-8 raise ``ValueError`` naming the file, the line and the byte.
+* A missing file, a folder and a file this process may not read raise ``FileNotFoundError``,
+  ``IsADirectoryError`` and ``PermissionError`` naming the path (:func:`check_text_file`).
 """
 
 from __future__ import annotations
@@ -14,9 +16,36 @@ import os
 import warnings
 from pathlib import Path
 
-__all__ = ["read_lines", "BOM"]
+__all__ = ["read_lines", "check_text_file", "BOM"]
 
 BOM = "\ufeff"
+
+
+def _open(path: Path):
+    """``path`` opened for reading (binary), or an error that names it and says what to do."""
+    try:
+        if path.is_dir():
+            raise IsADirectoryError(f"{path}: is a folder, not a text file; give the file itself")
+        if path.exists() and not path.is_file():
+            raise ValueError(f"{path}: not a regular file (a device, pipe or socket); give a text file")
+        return path.open("rb")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no such file: {path}") from None
+    except PermissionError:
+        raise PermissionError(f"{path}: permission denied, this process cannot read it; "
+                              "check the permissions of the file and its folders (e.g. chmod u+r)") from None
+
+
+def check_text_file(path: str | os.PathLike) -> Path:
+    """``path`` as a :class:`Path` if it is a file this process can read (opened and closed),
+    else the error :func:`read_lines` would raise, so that commands check before they work.
+
+    Raises:
+        FileNotFoundError, IsADirectoryError, PermissionError, ValueError: naming the path.
+    """
+    path = Path(path)
+    _open(path).close()
+    return path
 
 
 def read_lines(path: str | os.PathLike) -> list[str]:
@@ -24,12 +53,14 @@ def read_lines(path: str | os.PathLike) -> list[str]:
 
     Raises:
         FileNotFoundError: no such file.
-        ValueError: the file is not valid UTF-8 (the message names the file and line).
+        IsADirectoryError: the path is a folder.
+        PermissionError: the file cannot be read (permissions).
+        ValueError: the file is not valid UTF-8 (the message names the file and line), or
+            not a regular file.
     """
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no such file: {path}")
-    data = path.read_bytes()
+    with _open(path) as f:
+        data = f.read()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:

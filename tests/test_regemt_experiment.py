@@ -134,15 +134,34 @@ def test_score_rows_orients_distances_and_counts_undefined():
     rows = pd.DataFrame({"lp": "de-en", "system": ["a", "b", "c"], "segment": [0, 0, 1],
                          "src": ["Der Hund bellt.", "Der Hund bellt.", "Ja."], "mt": ["The dog barks.", "A cat.", "!"],
                          "ref": ["The dog barks.", "The dog barks.", "Yes."], "human": [0.0, -1.0, -2.0]})
-    scores = score_rows(rows, "ref", encoder=Encoder(**MINILM), columns=["WMD", "BLEU", "DA-BERTScr", "WMD-cont"])
+    scores = score_rows(rows, "ref", encoder=Encoder(**MINILM),
+                        columns=["WMD", "SCM", "BLEU", "DA-BERTScr", "WMD-cont"])
     assert scores.loc[0, "WMD"] == pytest.approx(0.0, abs=1e-6) and scores.loc[1, "WMD"] < 0  # negated distance
     assert np.isnan(scores.loc[2, "WMD"])  # "!" has no GloVe token: no distance
     assert undefined_counts(scores)["WMD"] == 1
+    # ... and no soft cosine either: NaN and counted like WMD's (once scored 0, a made-up value)
+    assert scores.loc[0, "SCM"] == pytest.approx(1.0) and np.isnan(scores.loc[2, "SCM"])
+    assert undefined_counts(scores)["SCM"] == 1
     assert scores.loc[0, "BLEU"] > scores.loc[1, "BLEU"]
     assert np.isnan(scores.loc[2, "DA-BERTScr"])  # one system on segment 1: no difficulty
     assert scores.loc[0, "WMD-cont"] == pytest.approx(0.0, abs=1e-6) and scores.loc[1, "WMD-cont"] < 0
     with pytest.raises(ValueError, match="need references"):
         score_rows(rows.assign(ref=""), "ref")
+
+
+def test_compositionality_normalisation_is_a_feature_table_column():
+    from mtlib.regemt.scores import COMPOS_ROW, Encoder, _metric, columns_for, score_rows
+    assert _metric("Compos", "ref", "de-en", Encoder()).normalize == "total"
+    assert _metric(COMPOS_ROW, "src", "de-en", Encoder()).normalize == "row"
+    assert COMPOS_ROW not in columns_for("ref", "de-en", extra=True)  # on request only
+    rows = pd.DataFrame({"lp": "de-en", "system": ["a"], "segment": [0], "src": ["Der Hund bellt."],
+                         "mt": ["The dog barks loudly."], "ref": ["The dog barks."], "human": [0.0]})
+    scores = score_rows(rows, "ref", columns=["Compos", COMPOS_ROW])
+    # DET NOUN VERB ADV PUNCT against DET NOUN VERB PUNCT: shared tags all but ADV;
+    # total: 1/4 - 1/3 on (DET,NOUN) and (NOUN,VERB), 0 - 1/3 on (VERB,PUNCT); row: only (VERB,PUNCT)
+    # differs (VERB's row is (VERB,ADV) in the translation), by 1
+    assert scores.loc[0, "Compos"] == pytest.approx(-np.sqrt(2 / 144 + 1 / 9))
+    assert scores.loc[0, COMPOS_ROW] == pytest.approx(-1.0)
 
 
 # -- evaluation ---------------------------------------------------------------------------------

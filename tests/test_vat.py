@@ -13,7 +13,7 @@ from conftest import REF, SYSTEMS, requires_data, write_lines
 from mtlib import load_evalset
 from mtlib.metrics import BLEU, get_metric
 from mtlib.scoring import score_systems
-from mtlib.vat import (kept_ids, read_ids_json, released_ids, released_subset, segment_scores, segment_std, select,
+from mtlib.vat import (NotReleased, kept_ids, read_ids_json, released_ids, released_subset, segment_scores, segment_std, select,
                        write_ids_json, write_vat_set)
 from mtlib.vat import analysis as va
 from mtlib.vat.cli import file_tag, main as vat_main
@@ -90,12 +90,25 @@ def test_released_subset_from_a_data_root(tmp_path, tiny_mtme):
     evs = load_evalset("toy", "de-en", tiny_mtme)
     sub = released_subset(evs, root=tmp_path)
     assert sub.segment_ids == [1, 3] and sub.refs["ref"] == [REF[1], REF[3]]
-    with pytest.raises(ValueError, match="no language pair 'en-de'"):
+    with pytest.raises(NotReleased, match="no language pair 'en-de'"):
         released_ids("toy", "en-de", root=tmp_path)
-    with pytest.raises(ValueError, match="no released VAT for test set 'wmt99'"):
+    with pytest.raises(NotReleased, match="no released VAT for test set 'wmt99'"):
         released_ids("wmt99", "de-en", root=tmp_path)
     with pytest.raises(ValueError, match="whole set"):
         released_subset(evs.select([1, 2, 3]), root=tmp_path)
+
+
+def test_a_missing_or_damaged_release_is_not_not_released(tmp_path):
+    # A wrong data root or a damaged file must not read as "this pair was not released".
+    with pytest.raises(FileNotFoundError, match="no vat-release/ folder") as err:
+        released_ids("toy", "de-en", root=tmp_path)
+    assert not isinstance(err.value, NotReleased)
+    meta = tmp_path / "vat-release" / "VAT_meta" / "toy"
+    meta.mkdir(parents=True)
+    (meta / "bert-r_filter-std60.json").write_text('{"de-en": [3, 1]}')
+    with pytest.raises(ValueError, match="ascending") as err:
+        released_ids("toy", "de-en", root=tmp_path)
+    assert not isinstance(err.value, NotReleased)
 
 
 def test_write_vat_set_release_names(tmp_path, tiny_mtme):
@@ -252,3 +265,38 @@ def test_evalset_from_files_names_and_errors(plain_files):
         evalset_from_files([plain_files / "nope.en"], [plain_files / "ref.en"], lp="de-en")
     with pytest.raises(ValueError, match="lp must look like"):
         evalset_from_files([plain_files / "sysA.en"], [plain_files / "ref.en"], lp="deen")
+
+
+def test_cli_bleu_header_signs_sentence_bleu(plain_files):
+    # The deviations come from sentence_bleu (effective order): the TSV header must say eff:yes.
+    hyps = [str(plain_files / f"{s}.en") for s in SYSTEMS]
+    out = plain_files / "vat"
+    assert vat_main(["--hyp", *hyps, "--ref", str(plain_files / "ref.en"), "--lp", "de-en", "--metric", "BLEU",
+                     "--out", str(out)]) == 0
+    header = (out / "std_files-deen.tsv").read_text().splitlines()[0]
+    assert header == f"# {BLEU().sentence_signature}|sentence|refs:ref"
+    assert "|eff:yes|" in header and "|eff:no|" not in header and "|tok:13a|" in header
+
+
+ZH_REF = ["我们今天去公园散步。", "这只猫坐在垫子上。", "他喜欢读书和写字。", "天气很好。"]
+ZH_SYSTEMS = {"sysA": ["我们今天去公园。", "猫坐在垫子上。", "他喜欢读书。", "天气很好。"],
+              "sysB": ["今天我们去散步。", "这只狗坐在地上。", "他喜欢写字和读书。", "天气不错。"],
+              "sysC": ["我们去公园。", "这只猫坐在地上。", "他读书。", "天气好。"]}
+
+
+def test_bleu_filtering_into_chinese_uses_zh(tmp_path):
+    from mtlib.data import evalset_from_files
+    from mtlib.vat import as_system_stats
+    for name, lines in {**ZH_SYSTEMS, "ref": ZH_REF}.items():
+        write_lines(tmp_path / f"{name}.zh", lines)
+    evs = evalset_from_files([tmp_path / f"{s}.zh" for s in ZH_SYSTEMS], [tmp_path / "ref.zh"], lp="en-zh")
+    scores = segment_scores(evs, "BLEU", cache=False)
+    want = {s: [SacreBLEU(tokenize="zh", effective_order=True).sentence_score(h, [r]).score
+                for h, r in zip(lines, ZH_REF)] for s, lines in ZH_SYSTEMS.items()}
+    np.testing.assert_allclose(scores.to_numpy(), pd.DataFrame(want).to_numpy())
+    assert "|tok:zh|" in scores.attrs["signature"] and "|eff:yes|" in scores.attrs["signature"]
+    # an explicit option wins over the language's default
+    assert "|tok:13a|" in segment_scores(evs, "BLEU", cache=False, options={"tokenize": "13a"}).attrs["signature"]
+    # system level from the sentence scores: signed once with its reference
+    sig = as_system_stats(scores).signature
+    assert sig.endswith("|sentence|refs:ref") and sig.count("refs:") == 1

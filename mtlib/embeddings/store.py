@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mtlib.embeddings.matchstore import cache_file_name, damaged, open_sqlite
+from mtlib.embeddings.matchstore import cache_error, cache_file_name, make_folder, open_sqlite
+from mtlib.embeddings.models import engine_versions
 
 __all__ = ["EmbeddingStore", "text_key"]
 
@@ -30,8 +31,9 @@ class EmbeddingStore:
     """Maps sentence -> (token ids, unit-normalised float16 token embeddings)."""
 
     def __init__(self, folder: Path, identity: str, layer: int, max_length: int, precision: str = "fp32") -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        self.path = folder / cache_file_name(identity, f"L{layer}.{precision}.max{max_length}.f16.sqlite")
+        make_folder(folder)
+        rest = f"L{layer}.{precision}.max{max_length}.f16.sqlite"
+        self.path = folder / cache_file_name(identity, rest, exact=f"{identity}|{rest}|{engine_versions()}")
         self._db = open_sqlite(self.path, "CREATE TABLE IF NOT EXISTS emb (key BLOB PRIMARY KEY, n INTEGER, "
                                           "d INTEGER, ids BLOB, vec BLOB)")
 
@@ -46,7 +48,7 @@ class EmbeddingStore:
                     f"SELECT key, n, d, ids, vec FROM emb WHERE key IN ({','.join('?' * len(chunk))})",
                     [k for k, _ in chunk]).fetchall()
             except sqlite3.DatabaseError as err:
-                raise damaged(self.path, err) from err
+                raise cache_error(self.path, err) from err
             for key, n, d, ids, vec in rows:
                 out[keys[key]] = (np.frombuffer(ids, dtype=np.int32),
                                   np.frombuffer(vec, dtype=np.float16).reshape(n, d).astype(np.float32))
@@ -60,7 +62,7 @@ class EmbeddingStore:
                     [(text_key(t), v.shape[0], v.shape[1], ids.astype(np.int32).tobytes(),
                       np.ascontiguousarray(v, dtype=np.float16).tobytes()) for t, (ids, v) in items.items()])
         except sqlite3.DatabaseError as err:
-            raise damaged(self.path, err) from err
+            raise cache_error(self.path, err) from err
 
     def close(self) -> None:
         self._db.close()

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 import inspect
+import math
 import warnings
 from typing import Any, ClassVar, Collection, Sequence
 
 import numpy as np
+
+from mtlib.metrics.languages import check_lang, check_tokenizer_installed
 
 __all__ = ["Metric", "MeanOverDefined", "SacrebleuMetric", "check_inputs", "check_option", "version_signature"]
 
@@ -43,10 +46,22 @@ class Metric(ABC):
 
     Subclasses set ``name`` and ``higher_is_better`` and implement
     :meth:`segment_stats` and :meth:`score_from_stats`.
+
+    A metric whose settings depend on the target language (its tokeniser) sets
+    ``language_dependent = True``, implements :meth:`language_defaults`, takes a ``target_lang``
+    keyword and keeps the options its caller gave in ``explicit_options``: :meth:`for_target`
+    rebuilds it from those, so that an option given explicitly always wins over the language's
+    default.
+
+    Attributes:
+        target_lang: the target language the metric was set up for (None: not set up for one;
+            :func:`mtlib.scoring.score_systems` sets it up for each data set's).
     """
 
     name: ClassVar[str]
     higher_is_better: ClassVar[bool] = True
+    language_dependent: ClassVar[bool] = False
+    target_lang: str | None = None
 
     @abstractmethod
     def segment_stats(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
@@ -60,6 +75,41 @@ class Metric(ABC):
     @abstractmethod
     def signature(self) -> str:
         """Every setting that changes the number, with library versions."""
+
+    @property
+    def sentence_signature(self) -> str:
+        """The signature of :meth:`sentence_scores` (the metric's own, unless its sentence-level
+        definition differs from the corpus one, as BLEU's effective order)."""
+        return self.signature
+
+    @classmethod
+    def language_defaults(cls, lang: str) -> dict[str, Any]:
+        """The options that text in ``lang`` calls for (none for a language-independent metric)."""
+        return {}
+
+    def for_target(self, lang: str) -> "Metric":
+        """This metric set up for target language ``lang``.
+
+        Options given explicitly are kept; the others take ``lang``'s defaults
+        (:mod:`mtlib.metrics.languages`). A language-independent metric, or one that ``lang``
+        changes nothing in, returns itself.
+
+        Raises:
+            ValueError: the metric was set up for another target language (scoring data into
+                ``lang`` with it would silently use the other language's tokeniser).
+            MissingTokenizerError: ``lang``'s tokeniser needs packages that are not installed.
+        """
+        lang = check_lang(lang)
+        if not self.language_dependent or self.target_lang == lang:
+            return self
+        if self.target_lang is not None:
+            raise ValueError(f"{self.name} was set up for target language {self.target_lang!r} ({self.signature}) "
+                             f"but the data are into {lang!r}: build it for {lang!r} "
+                             f"(get_metric({self.name!r}, target_lang={lang!r})) or with no target language, "
+                             "so that each data set picks its own")
+        resolved = type(self)(target_lang=lang, **self.explicit_options)
+        # Same signature = same numbers: keep this instance (and whatever the caller attached to it).
+        return self if resolved.signature == self.signature else resolved
 
     def scores_from_stats(self, stats: np.ndarray) -> np.ndarray:
         """Vectorised :meth:`score_from_stats` over leading axes of ``stats`` (..., n_stats)."""
@@ -80,9 +130,11 @@ class Metric(ABC):
 
     @classmethod
     def option_names(cls) -> list[str]:
-        """The settings the constructor takes."""
+        """The settings the constructor takes (the target language is not one: it only picks
+        defaults of the settings, which the signature names)."""
         params = inspect.signature(cls.__init__).parameters
-        return sorted(k for k, p in params.items() if k != "self" and p.kind is not p.VAR_KEYWORD)
+        return sorted(k for k, p in params.items()
+                      if k not in ("self", "target_lang") and p.kind is not p.VAR_KEYWORD)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.signature})"
@@ -117,15 +169,26 @@ class MeanOverDefined(Metric):
 
 
 def check_option(metric: str, name: str, value: Any, kind: type | tuple[type, ...], *,
-                 minimum: float | None = None, choices: Collection | None = None) -> Any:
-    """One metric setting: its type (``bool`` is not an ``int``), lower bound and allowed values."""
+                 minimum: float | None = None, maximum: float | None = None,
+                 choices: Collection | None = None) -> Any:
+    """One metric setting: its type (``bool`` is not an ``int``), bounds and allowed values.
+
+    Raises:
+        TypeError: ``value`` is not of ``kind``.
+        ValueError: it lies below ``minimum`` or above ``maximum`` (both inclusive), or is not
+            one of ``choices``.
+    """
     kinds = kind if isinstance(kind, tuple) else (kind,)
     ok = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
     if not ok:
         names = " or ".join("None" if k is type(None) else k.__name__ for k in kinds)
         raise TypeError(f"{metric}: option {name} must be {names}, got {value!r}")
+    if (minimum is not None or maximum is not None) and isinstance(value, float) and math.isnan(value):
+        raise ValueError(f"{metric}: option {name} must be a number, got {value!r}")  # NaN passes every bound
     if minimum is not None and value is not None and value < minimum:
         raise ValueError(f"{metric}: option {name} must be >= {minimum}, got {value!r}")
+    if maximum is not None and value is not None and value > maximum:
+        raise ValueError(f"{metric}: option {name} must be <= {maximum}, got {value!r}")
     if choices is not None and value is not None and value not in choices:
         raise ValueError(f"{metric}: option {name}={value!r} is not valid; valid: {sorted(choices)}")
     return value
@@ -133,11 +196,8 @@ def check_option(metric: str, name: str, value: Any, kind: type | tuple[type, ..
 
 def version_signature(*libraries: str) -> str:
     """``mtlib:X`` and ``LIB:X`` for each named library whose code shapes the number."""
-    import importlib
-
-    from mtlib.version import __version__
-    parts = [f"mtlib:{__version__}"] + [f"{lib}:{importlib.import_module(lib).__version__}" for lib in libraries]
-    return "|".join(parts)
+    from mtlib.version import library_versions
+    return library_versions(*libraries)
 
 
 class SacrebleuMetric(Metric):
@@ -154,6 +214,11 @@ class SacrebleuMetric(Metric):
         _minimum / _choices: lower bounds and allowed values of options.
         _extra_signature: option -> abbreviation, for options sacrebleu's signature omits.
         _no_effect: options that change no number, with the reason (kept out of the signature).
+
+    Args:
+        target_lang: the target language to set the metric up for (its :meth:`language_defaults`
+            fill the options not given); None: sacrebleu's defaults.
+        **options: sacrebleu's constructor options.
     """
 
     _impl_class: ClassVar[type]
@@ -163,8 +228,13 @@ class SacrebleuMetric(Metric):
     _extra_signature: ClassVar[dict[str, str]] = {}
     _no_effect: ClassVar[dict[str, str]] = {}
 
-    def __init__(self, **options: Any) -> None:
-        self.options = self.resolved_options(options)
+    def __init__(self, *, target_lang: str | None = None, **options: Any) -> None:
+        self.explicit_options = dict(options)  # what the caller set: for_target keeps it
+        self.target_lang = None if target_lang is None else check_lang(target_lang)
+        defaults = self.language_defaults(self.target_lang) if self.target_lang else {}
+        self.options = self.resolved_options({**defaults, **options})
+        # sacrebleu would fail later, with a RuntimeError that names neither metric nor language.
+        check_tokenizer_installed(self.name, self.options.get("tokenize"), self.target_lang)
         self._impl = self._impl_class(**self.options)
 
     @classmethod
@@ -201,9 +271,12 @@ class SacrebleuMetric(Metric):
 
     @property
     def signature(self) -> str:
-        # sacrebleu's own signature without nrefs, which belongs to the data, not the metric
-        # (SystemStats adds the references used).
-        args = {**self._impl.__dict__, "num_refs": "?"}
-        text = self._impl._SIGNATURE_TYPE(args).format().replace("nrefs:?|", "")
+        return self._signature_of(self._impl)
+
+    def _signature_of(self, impl) -> str:
+        # sacrebleu's own signature of ``impl`` without nrefs, which belongs to the data, not the
+        # metric (SystemStats adds the references used).
+        args = {**impl.__dict__, "num_refs": "?"}
+        text = impl._SIGNATURE_TYPE(args).format().replace("nrefs:?|", "")
         extra = "".join(f"|{abbr}:{self.options[key]}" for key, abbr in self._extra_signature.items())
         return f"{self.name}|{text}{extra}|{version_signature()}"

@@ -25,14 +25,22 @@ from mtlib.wordnet import ensure_wordnet
 
 
 class METEOR(Metric):
-    """NLTK METEOR (alpha 0.9, beta 3, gamma 0.5); system score = mean sentence score."""
+    """NLTK METEOR (alpha 0.9, beta 3, gamma 0.5); system score = mean sentence score.
+
+    Args:
+        alpha: weight of precision against recall in the harmonic mean, in [0, 1].
+        beta: exponent of the fragmentation penalty, >= 0.
+        gamma: weight of the fragmentation penalty, in [0, 1].
+    """
 
     name = "METEOR"
     higher_is_better = True
 
     def __init__(self, alpha: float = 0.9, beta: float = 3.0, gamma: float = 0.5) -> None:
-        for key, value in (("alpha", alpha), ("beta", beta), ("gamma", gamma)):
-            check_option(self.name, key, value, (int, float), minimum=0)
+        # NLTK's formula, (1 - gamma * frag**beta) * PR / (alpha P + (1 - alpha) R), stays in [0, 1]
+        # only for alpha and gamma in [0, 1] and beta >= 0 (alpha=5 gives negative scores).
+        for key, value, maximum in (("alpha", alpha, 1), ("beta", beta, None), ("gamma", gamma, 1)):
+            check_option(self.name, key, value, (int, float), minimum=0, maximum=maximum)
         self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
         self._tok = Tokenizer13a()
 

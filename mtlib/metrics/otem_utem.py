@@ -37,6 +37,7 @@ from sacrebleu.metrics import BLEU as _SacreBLEU
 from sacrebleu.metrics.bleu import _get_tokenizer
 
 from mtlib.metrics.base import Metric, check_inputs, check_option, version_signature
+from mtlib.metrics.languages import DEFAULT_TOKENIZER, check_lang, check_tokenizer_installed, tokenizer_for
 
 __all__ = ["Otem", "Utem", "ngram_counts", "count_over", "count_under", "VARIANTS"]
 
@@ -66,21 +67,48 @@ def _closest_ref_length(c: int, ref_lengths: Sequence[int]) -> int:
 
 
 class _OverUnder(Metric):
-    higher_is_better = False
+    """Shared by Otem and Utem.
 
-    def __init__(self, order: int, tokenize: str = "13a", lowercase: bool = False,
-                 variant: str = "paper") -> None:
-        if isinstance(order, bool) or not isinstance(order, int) or order < 1:
+    Args:
+        order: the n-gram order N (an int >= 1).
+        tokenize: a sacrebleu tokeniser, or ``none`` (whitespace tokens, the authors' script).
+            None: the target language's, as BLEU's (``13a`` unless it is ``zh``, ``ja`` or ``ko``;
+            ``13a`` without a target language).
+        lowercase: lowercase before tokenising.
+        variant: ``paper`` or ``authors`` (see the module docstring).
+        target_lang: the target language (None: not set up for one).
+    """
+
+    higher_is_better = False
+    language_dependent = True
+
+    def __init__(self, order: int, tokenize: str | None = None, lowercase: bool = False,
+                 variant: str = "paper", *, target_lang: str | None = None) -> None:
+        # A wrong type is a TypeError, a wrong value a ValueError, as for every other option.
+        if isinstance(order, bool) or not isinstance(order, int):
+            raise TypeError(f"{self.name}: n-gram order must be an integer >= 1, got {order!r}")
+        if order < 1:
             raise ValueError(f"{self.name}: n-gram order must be an integer >= 1, got {order!r}")
         check_option(self.name, "variant", variant, str, choices=VARIANTS)
-        check_option(self.name, "tokenize", tokenize, str, choices=set(_SacreBLEU.TOKENIZERS))
+        check_option(self.name, "tokenize", tokenize, (str, type(None)), choices=set(_SacreBLEU.TOKENIZERS))
         check_option(self.name, "lowercase", lowercase, bool)
+        # What the caller set: for_target keeps it, and a tokenize given here wins over the language's.
+        self.explicit_options = {"order": order, "lowercase": lowercase, "variant": variant,
+                                 **({} if tokenize is None else {"tokenize": tokenize})}
+        self.target_lang = None if target_lang is None else check_lang(target_lang)
+        if tokenize is None:
+            tokenize = self.language_defaults(self.target_lang)["tokenize"] if self.target_lang else DEFAULT_TOKENIZER
+        check_tokenizer_installed(self.name, tokenize, self.target_lang)
         self.variant = variant
         self.order = order
         self.tokenize = tokenize
         self.lowercase = lowercase
         # "none" = whitespace tokens (the authors' script); otherwise a sacrebleu tokenizer.
         self._tok = _get_tokenizer(tokenize)()
+
+    @classmethod
+    def language_defaults(cls, lang: str) -> dict:
+        return {"tokenize": tokenizer_for(lang)}
 
     def _tokens(self, text: str) -> list[str]:
         return self._tok(text.lower() if self.lowercase else text).split()
@@ -117,7 +145,8 @@ class _OverUnder(Metric):
 
     @property
     def signature(self) -> str:
-        return (f"{self.name}|n:{self.order}|tok:{self.tokenize}|case:{'lc' if self.lowercase else 'mixed'}|"
+        # sacrebleu's name of the tokeniser, with its version where it has one (ja-mecab-0.996-IPA).
+        return (f"{self.name}|n:{self.order}|tok:{self._tok.signature()}|case:{'lc' if self.lowercase else 'mixed'}|"
                 f"weights:uniform|multiref:{self.variant}|{version_signature('sacrebleu')}")
 
 
@@ -126,9 +155,9 @@ class Otem(_OverUnder):
 
     name = "Otem"
 
-    def __init__(self, order: int = 2, tokenize: str = "13a", lowercase: bool = False,
-                 variant: str = "paper") -> None:
-        super().__init__(order, tokenize, lowercase, variant)
+    def __init__(self, order: int = 2, tokenize: str | None = None, lowercase: bool = False,
+                 variant: str = "paper", *, target_lang: str | None = None) -> None:
+        super().__init__(order, tokenize, lowercase, variant, target_lang=target_lang)
 
     @staticmethod
     def _counts(cand: Counter, refs: list[Counter]) -> tuple[int, int]:
@@ -153,9 +182,9 @@ class Utem(_OverUnder):
 
     name = "Utem"
 
-    def __init__(self, order: int = 4, tokenize: str = "13a", lowercase: bool = False,
-                 variant: str = "paper") -> None:
-        super().__init__(order, tokenize, lowercase, variant)
+    def __init__(self, order: int = 4, tokenize: str | None = None, lowercase: bool = False,
+                 variant: str = "paper", *, target_lang: str | None = None) -> None:
+        super().__init__(order, tokenize, lowercase, variant, target_lang=target_lang)
 
     @staticmethod
     def _counts(cand: Counter, refs: list[Counter]) -> tuple[int, int]:

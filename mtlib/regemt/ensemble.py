@@ -2,8 +2,8 @@
 
 As the authors' code (``shared/papers/README.md``):
 
-* features are standardised; infinite or missing values (a WMD with no known word, a pair
-  without part-of-speech bigrams) are imputed by scikit-learn's ``IterativeImputer`` (seed
+* features are standardised; infinite or missing values (an SCM or WMD with no known word,
+  a pair without part-of-speech bigrams) are imputed by scikit-learn's ``IterativeImputer`` (seed
   42) — counted and reported, never dropped;
 * the regressor is chosen among linear regression and an MLP (100 hidden units, ReLU, seed
   42) by R² on an inner 80/20 split of the training data, then refitted on all of it;

@@ -13,9 +13,11 @@ As the authors' code (``shared/papers/README.md``):
 The dictionary, the tf-idf statistics and S are built from the texts of one call (the
 hypotheses and references of one system), so a sentence's score can depend on the others in
 that call; the signature says ``corpus:call``. Words without a vector are left out, as in
-gensim. A pair with no known word on a side has no SCM (scored 0) and no WMD (infinite): each
-is counted in a warning, and WMD's system score is the mean over finite distances, with the
-number of infinite ones kept in the statistics.
+gensim. A pair with no known word (with a non-zero weight) on a side has neither an SCM (the
+soft cosine divides by the norm of an empty bag; gensim returns 0, which would pass for
+"nothing in common") nor a finite WMD: both metrics keep it as undefined — NaN per sentence
+for SCM, infinite for WMD — count it in a warning and in the statistics, and take the system
+score as the mean over the defined pairs (:class:`~mtlib.metrics.base.MeanOverDefined`).
 """
 
 from __future__ import annotations
@@ -157,9 +159,10 @@ def _term_similarity_index(kv, terms: Sequence[str], *, topn: int = 100, thresho
     return _Precomputed()
 
 
-class SCM(_StaticVectorMetric):
+class SCM(_StaticVectorMetric, MeanOverDefined):
     """Soft cosine similarity of hypothesis and reference (higher is better); system score:
-    mean sentence score.
+    mean over the pairs that have one (a pair with no word with a vector on a side has none:
+    NaN per sentence, counted).
 
     Args:
         lang: target language for static vectors (``en``: GloVe; other: the encoder's input
@@ -182,29 +185,19 @@ class SCM(_StaticVectorMetric):
         refs = self._refs(hyps, refs)
         vectors = self._vectors_for(hyps, refs)
         dictionary, tfidf, hb, rb = _bags(self, vectors, hyps, refs)
-        index = _term_similarity_index(vectors.keyed_vectors, [dictionary[i] for i in dictionary.keys()])
-        with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):  # gensim's progress bar
-            warnings.simplefilter("ignore", category=DeprecationWarning)
-            sim = SparseTermSimilarityMatrix(index, dictionary, tfidf)
-        scores = np.zeros(len(hyps))
-        empty = 0
-        for i, (x, y) in enumerate(zip(hb, rb)):
-            if not x or not y:
-                empty += 1
-                continue
-            scores[i] = sim.inner_product(x, y, normalized=(True, True))
-        if empty:
-            warnings.warn(f"SCM: {empty} of {len(hyps)} pairs have no word with a vector (and a non-zero weight) on a "
-                          "side; scored 0",
-                          stacklevel=2)
-        return np.column_stack([scores, np.ones(len(hyps))])
-
-    def score_from_stats(self, stats):
-        return float(stats[0] / stats[1]) if stats[1] else 0.0
-
-    def scores_from_stats(self, stats):
-        stats = np.asarray(stats)
-        return np.where(stats[..., 1] > 0, stats[..., 0] / np.maximum(stats[..., 1], 1e-300), 0.0)
+        sim = None  # no known word in any text: every pair is undefined (and gensim refuses an empty S)
+        if len(dictionary):
+            index = _term_similarity_index(vectors.keyed_vectors, [dictionary[i] for i in dictionary.keys()])
+            with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):  # gensim's progress bar
+                warnings.simplefilter("ignore", category=DeprecationWarning)
+                sim = SparseTermSimilarityMatrix(index, dictionary, tfidf)
+        stats = np.zeros((len(hyps), 3))
+        for k, (x, y) in enumerate(zip(hb, rb)):
+            # gensim returns 0 for an empty bag, but the cosine is 0/0 there: undefined, not "no overlap"
+            defined = any(w > 0 for _, w in x) and any(w > 0 for _, w in y)
+            stats[k] = self.stats_row(sim.inner_product(x, y, normalized=(True, True)) if defined else float("nan"))
+        self.warn_undefined(stats, "have no word with a vector (and a non-zero weight) on a side")
+        return stats
 
 
 class WMD(_StaticVectorMetric, MeanOverDefined):

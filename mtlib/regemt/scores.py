@@ -2,9 +2,9 @@
 
 One column per metric, named as in the paper's Table 1, every column oriented so that higher
 is better (distances — WMD, Compositionality, Otem, Utem — enter negated). A pair a metric
-has no value for (a WMD with no known word, a text without part-of-speech bigrams) is NaN and
-counted in :func:`undefined_counts`; the ensemble imputes it, the single-metric correlations
-leave it out, and both say how many.
+has no value for (an SCM or WMD with no known word on a side, a text without part-of-speech
+bigrams) is NaN, never a made-up 0, and counted in :func:`undefined_counts`; the ensemble
+imputes it, the single-metric correlations leave it out, and both say how many.
 
 Reference-based columns compare the translation with the reference, source-based ones with the
 source (with the multilingual encoder); the static-vector SCM/WMD, BLEU and METEOR exist only
@@ -25,7 +25,8 @@ import pandas as pd
 
 from mtlib.regemt.compositionality import TAGGERS
 
-__all__ = ["Encoder", "REFERENCE_BASED", "SOURCE_BASED", "EXTRA", "PAPER_ONLY", "SETTINGS", "columns_for",
+__all__ = ["Encoder", "REFERENCE_BASED", "SOURCE_BASED", "EXTRA", "COMPOS_ROW", "PAPER_ONLY", "SETTINGS", "columns_for",
+           "column_signatures",
            "score_rows", "length_table", "undefined_counts"]
 
 SETTINGS = ("ref", "src")
@@ -35,6 +36,9 @@ SOURCE_BASED = ("BERTScr", "WMD-cont", "WMD-dec", "WMD-dec-tf", "SCM-dec", "SCM-
 # Beyond the paper (reference-based): the difficulty-aware BERTScore (needs several systems per
 # segment) and Otem/Utem.
 EXTRA = ("DA-BERTScr", "Otem", "Utem")
+# On request only (``columns=``), in either setting: Compositionality row-normalised as the paper's
+# text says; "Compos" is normalised by the total count, as the authors' code.
+COMPOS_ROW = "Compos-row"
 PAPER_ONLY = {"Comet": "no COMET checkpoint can be downloaded here (and unbabel-comet pins transformers<5)",
               "Prism": "no Prism checkpoint can be downloaded here",
               "BLEUrt": "no BLEURT checkpoint can be downloaded here"}
@@ -80,11 +84,25 @@ def _metric(column: str, setting: str, lp: str, encoder: Encoder):
         return get_metric(column[:3], vectors="decontextualized", tfidf=column.endswith("-tf"), **enc)
     if column in ("SCM", "SCM-tf", "WMD", "WMD-tf"):
         return get_metric(column[:3], lang=tgt, tfidf=column.endswith("-tf"), model=encoder.model)
-    if column == "Compos":
-        return get_metric("Compositionality", lang=tgt, other_lang=tgt if setting == "ref" else src)
+    if column in ("Compos", COMPOS_ROW):
+        return get_metric("Compositionality", lang=tgt, other_lang=tgt if setting == "ref" else src,
+                          normalize="row" if column == COMPOS_ROW else "total")
     if column in ("BLEU", "METEOR", "Otem", "Utem"):
-        return get_metric(column)
+        return get_metric(column, target_lang=tgt)  # BLEU, Otem, Utem tokenise by the target language
     raise ValueError(f"unknown RegEMT column {column!r}")
+
+
+def column_signatures(columns: Sequence[str], setting: str, lp: str, encoder: Encoder = Encoder()) -> dict[str, str]:
+    """column -> the signature of the sentence-level scores behind it (every setting that
+    changes a number; sentence BLEU with effective order says ``eff:yes``)."""
+    out = {}
+    for c in columns:
+        if c in ("BERTScr", "DA-BERTScr"):
+            bs = _bertscore(encoder).signature
+            out[c] = bs if c == "BERTScr" else f"DA-BERTScore-F|difficulty:judged systems of each segment|{bs}"
+        else:
+            out[c] = _metric(c, setting, lp, encoder).sentence_signature
+    return out
 
 
 def _bertscore(encoder: Encoder):
@@ -120,7 +138,7 @@ def _column(column: str, rows: pd.DataFrame, setting: str, lp: str, encoder: Enc
         return _da_bertscore_f(rows.reset_index(drop=True), encoder)
     metric = _metric(column, setting, lp, encoder)
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*(no value|scored 0)")  # counted by undefined_counts
+        warnings.filterwarnings("ignore", message=".*no value")  # counted by undefined_counts
         stats = cached_segment_stats(metric, hyps, [others], cache=cache)
     scores = np.asarray(metric.sentence_scores_from_stats(stats), dtype=float)
     scores[~np.isfinite(scores)] = np.nan

@@ -71,8 +71,9 @@ def _encoder_input(model: str) -> StaticVectors:
     from gensim.models import KeyedVectors
 
     from mtlib.embeddings.models import load_model
+    from mtlib.embeddings.tensors import to_numpy
     loaded = load_model(model)
-    matrix = loaded.model.get_input_embeddings().weight.detach().float().numpy()
+    matrix = to_numpy(loaded.model.get_input_embeddings().weight)  # on the GPU when there is one
     tokenizer = loaded.tokenizer
     pieces = tokenizer.convert_ids_to_tokens(list(range(matrix.shape[0])))
     kv = KeyedVectors(vector_size=matrix.shape[1])

@@ -13,8 +13,8 @@ Keep the test segments on which the systems' scores vary most:
 
 from mtlib.vat.filtering import (BERTSCORE_COLUMNS, VATSelection, as_system_stats, bertscore_segment_scores,
                                  kept_ids, segment_scores, segment_std, select, write_ids_json, write_vat_set)
-from mtlib.vat.release import RELEASE_FILE, read_ids_json, released_ids, released_subset
+from mtlib.vat.release import RELEASE_FILE, NotReleased, read_ids_json, release_folder, released_ids, released_subset
 
 __all__ = ["BERTSCORE_COLUMNS", "VATSelection", "as_system_stats", "bertscore_segment_scores", "kept_ids", "segment_scores", "segment_std", "select",
-           "write_ids_json", "write_vat_set", "RELEASE_FILE", "read_ids_json", "released_ids",
+           "write_ids_json", "write_vat_set", "RELEASE_FILE", "NotReleased", "read_ids_json", "release_folder", "released_ids",
            "released_subset"]

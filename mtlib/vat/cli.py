@@ -15,6 +15,8 @@ writes into ``--out`` (a new or empty folder; nothing is overwritten):
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -45,7 +47,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--layer", type=int)
     p.add_argument("--precision", choices=["fp32", "bf16"], default="fp32")
     p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
-                   help="option of a registered metric, e.g. tokenize=intl")
+                   help="option of a registered metric, e.g. tokenize=intl; it wins over the default of each pair's "
+                        "target language (a registered metric is set up for it: BLEU into zh tokenises with zh)")
     p.add_argument("--drop", type=float, default=60.0, help="λ: percent of the least varying segments dropped (60)")
     p.add_argument("--ref-name", help="reference of an evaluation set (default: its standard one)")
     p.add_argument("--cache", help="cache folder (default: MTLIB_CACHE)")
@@ -54,7 +57,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _evalsets(args):
+    from mtlib.batch import parse_lps
     from mtlib.data import evalset_from_files, list_evalsets, load_evalset
+    from mtlib.textio import check_text_file
     if args.hyp or args.ref:
         if args.test_set:
             raise ValueError("give either --test-set or --hyp/--ref, not both")
@@ -62,13 +67,24 @@ def _evalsets(args):
             raise ValueError("plain files need --hyp (one file per system) and --ref")
         if "," in args.lp or args.lp == "all":
             raise ValueError(f"plain files are one language pair; --lp {args.lp!r}")
+        # The pair becomes part of the output file names: checked before anything is written.
+        if not re.fullmatch(r"[A-Za-z]+-[A-Za-z]+", args.lp):
+            raise ValueError(f"--lp {args.lp!r} is not a language pair: give two alphabetic language codes "
+                             "joined by '-', e.g. de-en")
+        # Each file is checked here (a folder, an unreadable file), before any scoring.
+        for option, files in (("--hyp", args.hyp), ("--ref", args.ref), ("--src", [args.src] if args.src else [])):
+            for f in files:
+                try:
+                    check_text_file(f)
+                except (OSError, ValueError) as err:
+                    raise type(err)(f"{err} ({option})") from None
         return [evalset_from_files(args.hyp, args.ref, args.src, lp=args.lp)]
     if not args.test_set:
         raise ValueError("give --test-set (an evaluation set) or --hyp and --ref (plain files)")
     known = list_evalsets(args.mtme)
     if args.test_set not in known:
         raise ValueError(f"unknown test set {args.test_set!r}; known: {sorted(known)}")
-    lps = known[args.test_set] if args.lp == "all" else [x.strip() for x in args.lp.split(",") if x.strip()]
+    lps = parse_lps(args.lp) or known[args.test_set]  # an empty or repeated list is refused
     unknown = [lp for lp in lps if lp not in known[args.test_set]]
     if unknown:
         raise ValueError(f"unknown language pair(s) {unknown} for {args.test_set}; known: {known[args.test_set]}")
@@ -88,6 +104,11 @@ def run(args) -> list[Path]:
     out = Path(args.out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise FileExistsError(f"{out} exists and is not an empty folder (nothing is overwritten)")
+    # The folder is created (with its parents) at the end: check now that it can be.
+    existing = next(p for p in (out, *out.parents) if p.exists())
+    if not existing.is_dir() or not os.access(existing, os.W_OK):
+        raise NotADirectoryError(f"--out {out}: cannot create it in {existing}, which is not a writable folder; "
+                                 "choose another --out")
     evalsets = _evalsets(args)
     score_args = dict(metric=metric, ref_name=args.ref_name, cache=args.cache or True)
     if metric in BERTSCORE_COLUMNS:
@@ -123,10 +144,12 @@ def run(args) -> list[Path]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from mtlib.embeddings.matchstore import CacheFileError
     args = _parser().parse_args(argv)
     try:
         run(args)
-    except (ValueError, TypeError, FileNotFoundError, FileExistsError) as err:
+    # OSError: missing, unreadable or existing files and folders; CacheFileError: a damaged cache, as in mtlib score.
+    except (ValueError, TypeError, OSError, CacheFileError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     return 0

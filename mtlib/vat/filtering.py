@@ -68,9 +68,12 @@ def segment_scores(evs: EvalSet, metric: str = "BERTScore-R", systems: Sequence[
             the target language, which needs internet).
         ref_name: reference (default: the standard one).
         cache: statistics / match cache (True: the mtlib cache folder).
-        options: options of a registered metric (e.g. ``{"tokenize": "intl"}``).
+        options: options of a registered metric (e.g. ``{"tokenize": "intl"}``); the metric is
+            set up for the target language of ``evs.lp`` (BLEU into Chinese: ``tok:zh``), and an
+            option given here wins over that language's default.
 
-    The frame's ``attrs["signature"]`` names the metric with every setting.
+    The frame's ``attrs["signature"]`` names the metric with every setting, as its sentence
+    scores were computed (BLEU: sacrebleu's ``sentence_bleu`` signature, ``eff:yes``).
     """
     label = metric_label(metric)
     systems = list(evs.mt_systems if systems is None else systems)
@@ -88,11 +91,13 @@ def segment_scores(evs: EvalSet, metric: str = "BERTScore-R", systems: Sequence[
             scorer = BERTScorer(model, layer, lang=evs.lp.split("-")[1], precision=precision, cache=cache)
         return bertscore_segment_scores(evs, scorer, systems, ref_name)[label]
     from mtlib.metrics import get_metric
+    from mtlib.metrics.languages import target_of
     from mtlib.scoring import score_systems
-    m = get_metric(label, **dict(options or {}))
+    # Set up for this set's target language (BLEU into Chinese tokenises with zh); explicit options win.
+    m = get_metric(label, target_lang=target_of(evs.lp), **dict(options or {}))
     stats = score_systems(evs, m, systems, [ref_name], cache=cache)
-    data = {s: m.sentence_scores_from_stats(stats[s]) for s in systems}
-    return _frame(evs, data, systems, label, f"{m.signature}|sentence|refs:{ref_name}")
+    data = stats.segment_scores()  # the sentence-level definition (BLEU: sentence_bleu, eff:yes)
+    return _frame(evs, data, systems, label, f"{stats.metric.sentence_signature}|sentence|refs:{ref_name}")
 
 
 def bertscore_segment_scores(evs: EvalSet, scorer, systems: Sequence[str] | None = None,
@@ -125,8 +130,11 @@ def as_system_stats(scores: pd.DataFrame):
     from mtlib.bertscore import SentenceMean
     from mtlib.scoring import SystemStats
     label = scores.attrs.get("metric", "score")
-    metric = SentenceMean(label, 0, scores.attrs.get("signature", label))
-    ref = scores.attrs.get("signature", "").rsplit("refs:", 1)[-1] or "?"
+    # The frame's signature (the sentence scores' own: BLEU's says eff:yes) ends in its references,
+    # which SystemStats adds back: split them off, so they are not named twice.
+    signature, _, ref = scores.attrs.get("signature", label).rpartition("|refs:")
+    metric = SentenceMean(label, 0, signature or ref)
+    ref = ref if signature else "?"
     return SystemStats(metric, [ref], {s: np.column_stack([scores[s].to_numpy(), np.ones(len(scores))])
                                        for s in scores.columns})
 

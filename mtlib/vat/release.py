@@ -15,9 +15,13 @@ from pathlib import Path
 from mtlib import paths
 from mtlib.data import EvalSet
 
-__all__ = ["RELEASE_FILE", "release_folder", "read_ids_json", "released_ids", "released_subset"]
+__all__ = ["RELEASE_FILE", "NotReleased", "release_folder", "read_ids_json", "released_ids", "released_subset"]
 
 RELEASE_FILE = "bert-r_filter-std60.json"
+
+
+class NotReleased(ValueError):
+    """The release has no such test set or language pair (the release itself was found and read)."""
 
 
 def release_folder(root: str | os.PathLike | None = None) -> Path:
@@ -53,14 +57,20 @@ def read_ids_json(path: str | os.PathLike) -> dict[str, list[int]]:
 
 
 def released_ids(test_set: str, lp: str, root: str | os.PathLike | None = None) -> list[int]:
-    """The released kept ids of one evaluation set (``test_set`` as ``wmt19``)."""
+    """The released kept ids of one evaluation set (``test_set`` as ``wmt19``).
+
+    Raises:
+        NotReleased: the release has no such test set or pair.
+        FileNotFoundError: the data root has no release (a wrong root is not "not released").
+        ValueError: a damaged file of ids.
+    """
     path = release_folder(root) / "VAT_meta" / test_set / RELEASE_FILE
     if not path.parent.is_dir():
         years = sorted(p.name for p in (release_folder(root) / "VAT_meta").iterdir())
-        raise ValueError(f"no released VAT for test set {test_set!r}; released: {years}")
+        raise NotReleased(f"no released VAT for test set {test_set!r}; released: {years}")
     ids = read_ids_json(path)
     if lp not in ids:
-        raise ValueError(f"{path}: no language pair {lp!r}; it has {sorted(ids)}")
+        raise NotReleased(f"{path}: no language pair {lp!r}; it has {sorted(ids)}")
     return ids[lp]
 
 
