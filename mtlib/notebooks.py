@@ -22,6 +22,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -123,6 +124,34 @@ def _take_provenance(nb) -> dict:
     return dict(records[0])
 
 
+# A tqdm progress bar as it reaches stderr ("embedding (…):  42%|████ | 1950/4640 [00:10<…, 190sent/s]").
+_PROGRESS_BAR = re.compile(r"\d+%\|.*\| *[\d.]+[kMG]?/[\d.?]+[kMG]? \[")
+
+
+def drop_progress_bars(nb) -> int:
+    """Removes progress bars from stderr outputs (they report how long a cold cache took to
+    fill, not what the chapter found, and differ between a cold and a warm run); returns how
+    many outputs changed. Every other line of stderr, warnings included, stays."""
+    changed = 0
+    for cell in nb["cells"]:
+        kept = []
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream" and out.get("name") == "stderr":
+                text = "".join(out["text"]) if isinstance(out["text"], list) else out["text"]
+                # What a terminal would show of each line: the part after its last carriage return.
+                lines = [line.rsplit("\r", 1)[-1] for line in text.split("\n")]
+                rest = "\n".join(line for line in lines if not _PROGRESS_BAR.search(line))
+                if rest != text or not rest.strip():  # a bare newline is what a closed bar leaves
+                    changed += 1
+                    if not rest.strip():
+                        continue
+                    out["text"] = rest
+            kept.append(out)
+        if "outputs" in cell:
+            cell["outputs"] = kept
+    return changed
+
+
 def _mark_cells(nb) -> None:
     for cell in nb.cells:
         tags = cell.metadata.setdefault("tags", [])
@@ -206,6 +235,7 @@ def run_notebook(name: str, profile: str, out_dir: Path, *, notebook_dir: Path =
                            f"(partial output in {partial}; {out_dir} is unchanged): {err}") from err
     nb = nbformat.read(partial, as_version=4)
     ran_with = _take_provenance(nb)
+    drop_progress_bars(nb)
     _mark_cells(nb)
     out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / f"{name}.ipynb"

