@@ -311,12 +311,12 @@ def check_book(book_dir: Path = BOOK_DIR, notebook_dir: Path = NOTEBOOK_DIR) -> 
     A chapter listed in ``book/known_stale.yml`` may be stale (its page says why); it is a
     problem if it is listed but current, so the list only holds what is true.
     """
-    problems = [p for p in _chapter_problems(book_dir, notebook_dir)
-                if not (_stale(p) and p.split(":")[0] in known_stale(book_dir))]
-    for name in known_stale(book_dir):
+    found, listed = _chapter_problems(book_dir, notebook_dir), known_stale(book_dir)
+    problems = [p for p in found if not (_stale(p) and p.split(":")[0] in listed)]
+    for name in listed:
         if name not in list_notebooks(notebook_dir):
             problems.append(f"{name}: listed in {KNOWN_STALE_FILE} but there is no such notebook")
-        elif not any(_stale(p) and p.startswith(f"{name}:") for p in _chapter_problems(book_dir, notebook_dir)):
+        elif not any(_stale(p) and p.startswith(f"{name}:") for p in found):
             problems.append(f"{name}: listed in {KNOWN_STALE_FILE} but current: remove it from the list")
     return problems
 

@@ -15,7 +15,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["MIME_TYPE", "NUMBER_LIBRARIES", "executed_with", "code_fingerprint", "library_versions", "changes"]
+__all__ = ["MIME_TYPE", "NUMBER_LIBRARIES", "executed_with", "code_fingerprint", "loaded_library_versions", "changes"]
 
 MIME_TYPE = "application/vnd.mtlib.provenance+json"
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -58,7 +58,7 @@ def code_fingerprint(modules=None) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
-def library_versions(modules=None) -> dict[str, str]:
+def loaded_library_versions(modules=None) -> dict[str, str]:
     """``{distribution: version}`` of the number-shaping libraries that are loaded (default: here)."""
     modules = sys.modules if modules is None else modules
     out = {}
@@ -76,7 +76,7 @@ def executed_with() -> dict:
     runner removes the cell, so a reader never sees it) and returns it."""
     from IPython.display import display
 
-    record = {"code": code_fingerprint(), "libraries": library_versions()}
+    record = {"code": code_fingerprint(), "libraries": loaded_library_versions()}
     display({MIME_TYPE: record}, raw=True)
     return record
 
