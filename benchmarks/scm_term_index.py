@@ -1,7 +1,7 @@
 """Benchmark: SCM's term-similarity matrix, gensim's index against mtlib's precomputed one.
 
 gensim's ``WordEmbeddingSimilarityIndex`` asks ``KeyedVectors.most_similar`` once per dictionary
-term (a pass over the whole vocabulary each time); ``mtlib.regemt.scm_wmd`` computes the same
+term (a pass over the whole vocabulary each time); ``mtlib.metrics.scm_wmd`` computes the same
 neighbours a block of terms at a time. Both matrices are built for the words of the first N
 segments of a WMT19 pair (translations of one system and the reference), timed, and compared
 cell by cell.
@@ -28,8 +28,8 @@ def main() -> None:
     from gensim.similarities import SparseTermSimilarityMatrix, WordEmbeddingSimilarityIndex
 
     import mtlib
-    from mtlib.regemt.scm_wmd import _term_similarity_index
-    from mtlib.regemt.vectors import static_vectors
+    from mtlib.metrics.scm_wmd import _term_similarity_index
+    from mtlib.embeddings.vectors import static_vectors
 
     evs = mtlib.load_evalset(args.test_set, args.lp).head(args.segments)
     vectors = static_vectors(args.lp.split("-")[1])

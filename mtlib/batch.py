@@ -136,7 +136,7 @@ def _match_on_worker(spec: dict, hyps: list[str], refs: list[str]) -> list[bytes
 
 def match_identity(scorer) -> str:
     """Everything that decides a token match: model identity, layer, precision, length limit, versions."""
-    from mtlib.embeddings.models import engine_versions
+    from mtlib.version import engine_versions
     loaded = scorer.embedder.loaded
     return f"{loaded.identity}|L{loaded.layer}|{scorer.embedder.precision}|max{scorer.embedder.max_tokens}|{engine_versions()}"
 
@@ -288,7 +288,8 @@ def score_main(argv: Sequence[str] | None = None) -> int:
 
 def merge_main(argv: Sequence[str] | None = None) -> int:
     """``mtlib merge --into DIR SRC...``: adds the match caches of SRC cache folders to DIR's."""
-    from mtlib.embeddings.matchstore import CacheFileError, MatchStore
+    from mtlib.embeddings.cachefile import CacheFileError
+    from mtlib.embeddings.matchstore import MatchStore
 
     parser = argparse.ArgumentParser(prog="mtlib merge", description=merge_main.__doc__.split(":", 1)[1].strip())
     parser.add_argument("sources", type=Path, nargs="+", help="cache folders filled elsewhere (e.g. by shards)")

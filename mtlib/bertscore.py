@@ -16,7 +16,6 @@ import math
 import os
 import warnings
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -25,29 +24,14 @@ import numpy as np
 from mtlib import paths
 from mtlib.data import EvalSet
 from mtlib.embeddings.embedder import Embedder
-from mtlib.embeddings.matchstore import MatchStore, pair_key
-from mtlib.embeddings.models import default_model, engine_versions
+from mtlib.embeddings.matchstore import MatchStore, TokenMatches, pair_key
+from mtlib.embeddings.models import default_model
 from mtlib.metrics.base import Metric, check_inputs
 from mtlib.scoring import SystemStats
+from mtlib.version import engine_versions
 
-__all__ = ["TokenMatches", "BERTScorer", "SentenceMean", "FOfMeans", "idf_from_references", "prf",
+__all__ = ["TokenMatches", "BERTScorer", "SentenceMean", "FOfMeans", "idf_from_references", "f_measure", "prf",
            "prf_system_stats", "exact_matches"]
-
-
-@dataclass(frozen=True)
-class TokenMatches:
-    """Best cosine similarities of one (hypothesis, reference) pair, special tokens removed.
-
-    Attributes:
-        hyp_ids, ref_ids: token ids.
-        hyp_max: for each hypothesis token, its best similarity to any reference token.
-        ref_max: for each reference token, its best similarity to any hypothesis token.
-    """
-
-    hyp_ids: np.ndarray
-    hyp_max: np.ndarray
-    ref_ids: np.ndarray
-    ref_max: np.ndarray
 
 
 def idf_from_references(ids_per_reference: Sequence[np.ndarray]) -> tuple[dict[int, float], float]:
@@ -64,7 +48,8 @@ def _weighted_mean(values: np.ndarray, weights: np.ndarray) -> float:
     return float((values * weights).sum() / total) if total > 0 else 0.0
 
 
-def _f(p, r):
+def f_measure(p, r):
+    """Harmonic mean of P and R, elementwise (0 where both are 0)."""
     p, r = np.asarray(p, float), np.asarray(r, float)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(p + r > 0, 2 * p * r / (p + r), 0.0)
@@ -83,7 +68,7 @@ def prf(matches: Sequence[TokenMatches], idf: tuple[dict[int, float], float] | N
             wr = np.array([table.get(int(t), unseen) for t in m.ref_ids])
         out[i, 0] = _weighted_mean(m.hyp_max, wh)
         out[i, 1] = _weighted_mean(m.ref_max, wr)
-    out[:, 2] = _f(out[:, 0], out[:, 1])
+    out[:, 2] = f_measure(out[:, 0], out[:, 1])
     if baseline is not None:
         out = (out - np.array(baseline)) / (1 - np.array(baseline))
     return out
@@ -348,4 +333,4 @@ class FOfMeans(_Precomputed):
 
     def scores_from_stats(self, stats):
         n = np.maximum(stats[..., 2], 1e-300)
-        return _f(stats[..., 0] / n, stats[..., 1] / n)
+        return f_measure(stats[..., 0] / n, stats[..., 1] / n)

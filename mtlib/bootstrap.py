@@ -13,7 +13,7 @@ from typing import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from mtlib.correlation import METHODS, _compute, paired
+from mtlib.correlation import METHODS, correlation_with_p, paired
 from mtlib.scoring import SystemStats
 
 __all__ = ["resample_counts", "bootstrap_correlations"]
@@ -79,14 +79,14 @@ def bootstrap_correlations(stats: Mapping[str, SystemStats], human: Mapping[str,
         sign = 1.0 if ss.metric.higher_is_better else -1.0
         point = {s: sign * v for s, v in ss.system_scores().items()}
         kept, x, y = paired(point, human, systems)
-        value = _compute(x, y, method, variant)[0]
+        value = correlation_with_p(x, y, method, variant)[0]
         # (resamples, systems) corpus scores from re-weighted segment statistics
         boot = np.stack([sign * ss.metric.scores_from_stats(counts @ ss[s]) for s in kept], axis=1)
         if human_segments is None:
             hum = np.broadcast_to(y, boot.shape)
         else:
             hum = np.stack([counts @ np.asarray(human_segments[s], float) / n for s in kept], axis=1)
-        vals = np.array([_compute(b, h, method, variant)[0] for b, h in zip(boot, hum)])
+        vals = np.array([correlation_with_p(b, h, method, variant)[0] for b, h in zip(boot, hum)])
         samples[name] = vals
         lo, hi = np.nanpercentile(vals, [100 * alpha / 2, 100 * (1 - alpha / 2)])
         rows[name] = {"value": value, "low": lo, "high": hi, "n": len(kept)}

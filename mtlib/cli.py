@@ -2,9 +2,10 @@
 
     mtlib score ...    score whole test sets in bulk (mtlib.batch)
     mtlib merge ...    combine match caches filled by shards elsewhere
-    mtlib book ...     execute the notebooks / check the book (mtlib.notebooks)
     mtlib files ...    score plain files with any metric (mtlib.score_files)
     mtlib vat ...      variance-aware filtering of test sets or plain files (mtlib.vat.cli)
+
+The book's own tools work in a clone of its repository: python -m mtlib.book (mtlib.book).
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ __all__ = ["main"]
 
 
 def _commands() -> dict:
-    from mtlib import batch, notebooks, score_files
+    from mtlib import batch, score_files
     from mtlib.vat import cli as vat_cli
-    return {"score": batch.score_main, "merge": batch.merge_main, "book": notebooks.main,
+    return {"score": batch.score_main, "merge": batch.merge_main,
             "files": score_files.main, "vat": vat_cli.main}
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-__all__ = ["Correlation", "correlate", "paired", "segment_correlation", "top_systems", "correlation_curve",
+__all__ = ["Correlation", "correlate", "correlation_with_p", "paired", "segment_correlation", "top_systems", "correlation_curve",
            "correlation_table", "METHODS", "KENDALL_VARIANTS"]
 
 METHODS = ("pearson", "spearman", "kendall")
@@ -67,7 +67,9 @@ def paired(metric: Mapping[str, float], human: Mapping[str, float | None],
     return kept, np.array([metric[s] for s in kept], float), np.array([human[s] for s in kept], float)
 
 
-def _compute(x: np.ndarray, y: np.ndarray, method: str, variant: str) -> tuple[float, float]:
+def correlation_with_p(x: np.ndarray, y: np.ndarray, method: str, variant: str) -> tuple[float, float]:
+    """(coefficient, p-value) of two paired arrays; (nan, nan) below two pairs or for a constant side
+    (the coefficient is undefined there, whatever scipy would warn)."""
     if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return math.nan, math.nan
     with warnings.catch_warnings():
@@ -98,7 +100,7 @@ def correlate(metric: Mapping[str, float], human: Mapping[str, float | None], me
     if method == "kendall" and variant not in KENDALL_VARIANTS:
         raise ValueError(f"unknown Kendall variant {variant!r}; valid: {list(KENDALL_VARIANTS)}")
     kept, x, y = paired(metric, human, systems)
-    value, p = _compute(x, y, method, variant)
+    value, p = correlation_with_p(x, y, method, variant)
     return Correlation(method, variant if method == "kendall" else "", value, p, len(kept))
 
 
@@ -131,7 +133,7 @@ def segment_correlation(metric: Mapping[str, Sequence[float]], human: Mapping[st
         xs.append(m[judged])
         ys.append(np.array([v for v, j in zip(h, judged) if j], dtype=float))
     x, y = np.concatenate(xs), np.concatenate(ys)
-    value, p = _compute(x, y, method, variant)
+    value, p = correlation_with_p(x, y, method, variant)
     return Correlation(method, variant if method == "kendall" else "", value, p, len(x))
 
 

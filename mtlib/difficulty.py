@@ -26,7 +26,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from mtlib.bertscore import FOfMeans, SentenceMean, TokenMatches, _f
+from mtlib.bertscore import FOfMeans, SentenceMean, TokenMatches, f_measure
 from mtlib.scoring import SystemStats
 
 __all__ = ["token_difficulty", "da_precision_recall", "da_system_stats", "da_correlation_curve",
@@ -92,7 +92,7 @@ def da_system_stats(matches: Mapping[str, Sequence[TokenMatches]], difficulty: S
             raise ValueError(f"{s}: {len(ms)} segments but difficulty for {len(difficulty)}")
         pr = np.array([da_precision_recall(m, d, baseline_f=baseline_f) for m, d in zip(ms, difficulty)])
         ones = np.ones(len(ms))
-        data[s] = (np.column_stack([pr, _f(pr[:, 0], pr[:, 1]), ones]) if variant == "paper"
+        data[s] = (np.column_stack([pr, f_measure(pr[:, 0], pr[:, 1]), ones]) if variant == "paper"
                    else np.column_stack([pr, ones]))
     sig = f"DA-{signature or 'BERTScore'}|da:{variant}|bf:{'no' if baseline_f is None else f'{baseline_f:.6g}'}"
     metric = SentenceMean("DA-BERTScore", column=2, signature=sig) if variant == "paper" \

@@ -5,8 +5,9 @@ The data root is the folder that holds ``mt-metrics-eval/`` (and, for later chap
 
 1. an explicit argument,
 2. the environment variable ``MTLIB_DATA``,
-3. ``../shared/data`` next to the current directory or next to the repository
-   that holds this package, when it exists.
+3. ``../shared/data`` beside the current folder or its parent, when it exists (the book's
+   repository root and its ``notebooks/`` folder both find it; where mtlib is installed
+   plays no part).
 
 An mt-metrics-eval folder can also be given directly with ``MTLIB_MTME`` (for example
 the ``mt-metrics-eval-v2`` folder that :func:`mtlib.download.download_mtme` unpacks).
@@ -21,13 +22,9 @@ DATA_ENV = "MTLIB_DATA"
 MTME_ENV = "MTLIB_MTME"
 CACHE_ENV = "MTLIB_CACHE"
 
-_REPO_ROOT = Path(__file__).resolve().parents[1]
-
-
 def _default_data_candidates() -> list[Path]:
     # Notebooks run with cwd = notebooks/ or book/, tests and scripts from the repo root.
-    candidates = [Path.cwd() / ".." / "shared" / "data", Path.cwd() / ".." / ".." / "shared" / "data",
-                  _REPO_ROOT / ".." / "shared" / "data"]
+    candidates = [Path.cwd() / ".." / "shared" / "data", Path.cwd() / ".." / ".." / "shared" / "data"]
     return [c.resolve() for c in candidates]
 
 

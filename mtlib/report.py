@@ -6,7 +6,7 @@ from typing import Sequence
 
 import pandas as pd
 
-__all__ = ["beside_paper", "wide_beside_paper"]
+__all__ = ["beside_paper", "wide_beside_paper", "max_abs_delta"]
 
 
 def beside_paper(ours: pd.DataFrame, paper: pd.DataFrame, on: Sequence[str], *,
@@ -49,3 +49,17 @@ def wide_beside_paper(df: pd.DataFrame, index: Sequence[str], stats: Sequence[st
     rows = (pd.Index(order.iloc[:, 0], name=index[0]) if len(index) == 1
             else pd.MultiIndex.from_frame(order))
     return pd.DataFrame(columns).reindex(rows)
+
+
+def max_abs_delta(table: pd.DataFrame, **where) -> float:
+    """The largest ``|delta|`` (ours − paper) over the rows of ``table`` (from :func:`beside_paper`)
+    whose columns equal the given values, e.g. ``max_abs_delta(t, metric="BLEU", test_set="wmt19")``;
+    NaN when none of those rows has a paper value (0.0 means every printed value is reproduced)."""
+    unknown = sorted(set(where) - set(table.columns))
+    if unknown:
+        raise ValueError(f"max_abs_delta: no column(s) {unknown}; columns: {list(table.columns)}")
+    mask = pd.Series(True, index=table.index)
+    for column, value in where.items():
+        mask &= table[column] == value
+    d = table.loc[mask, "delta"].abs()
+    return float(d.max()) if d.notna().any() else float("nan")

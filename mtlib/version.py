@@ -15,3 +15,13 @@ def library_versions(*libraries: str) -> str:
 
     return "|".join([f"mtlib:{__version__}"]
                     + [f"{lib}:{importlib.import_module(lib).__version__}" for lib in libraries])
+
+
+# The libraries whose code turns text into token vectors: named in every BERTScore-family
+# signature and hashed into the cache files' identity.
+ENGINE_LIBRARIES = ("torch", "transformers", "tokenizers")
+
+
+def engine_versions() -> str:
+    """``mtlib:X|torch:X|transformers:X|tokenizers:X`` of this process."""
+    return library_versions(*ENGINE_LIBRARIES)

@@ -66,10 +66,10 @@ def built_book(tmp_path_factory) -> Path:
     import subprocess
     import sys
 
-    from mtlib.notebooks import REPO_ROOT
+    from mtlib.book.repository import find_repository
     out = tmp_path_factory.mktemp("book")
     exe = shutil.which("jupyter-book") or str(Path(sys.executable).parent / "jupyter-book")
-    result = subprocess.run([exe, "build", "-W", "-n", "--keep-going", "--path-output", str(out), str(REPO_ROOT)],
+    result = subprocess.run([exe, "build", "-W", "-n", "--keep-going", "--path-output", str(out), str(find_repository().root)],
                             capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return out / "_build" / "html"

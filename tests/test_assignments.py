@@ -6,7 +6,7 @@ import json
 import nbformat
 import pytest
 
-from mtlib import assignments
+from mtlib.book import assignments
 
 pytest.importorskip("otter", reason="otter-grader is not installed (the `teach` extra)")
 pytestmark = pytest.mark.slow
@@ -65,7 +65,7 @@ def test_bad_input_is_named(built, tmp_path):
 def test_a_solution_that_fails_its_checks_stops_the_build(tmp_path):
     src = tmp_path / "src"
     src.mkdir()
-    nb = nbformat.read(assignments.ASSIGNMENT_DIR / "otem_utem.ipynb", as_version=4)
+    nb = nbformat.read(assignments.source_folder() / "otem_utem.ipynb", as_version=4)
     cell = next(c for c in nb.cells if "over_total = 2" in c.source)
     cell.source = cell.source.replace("over_total = 2", "over_total = 3")
     nbformat.write(nb, src / "otem_utem.ipynb")

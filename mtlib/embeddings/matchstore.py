@@ -3,7 +3,7 @@
 For one (hypothesis, reference) pair BERTScore P/R/F (with or without idf, rescaled or not),
 difficulty-aware BERTScore (both aggregations) and variance-aware filtering need only the
 token ids of both sides and each token's best cosine similarity to the other side
-(:class:`mtlib.bertscore.TokenMatches`). This cache keeps exactly that, so every one of them
+(:class:`TokenMatches`). This cache keeps exactly that, so every one of them
 is computed from it without loading the model.
 
 * One SQLite file per (model identity, layer, precision, length limit): the file name says
@@ -19,103 +19,39 @@ is computed from it without loading the model.
 
 from __future__ import annotations
 
-import errno
 import hashlib
-import re
 import sqlite3
 import struct
 import warnings
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["MatchStore", "CacheFileError", "cache_file_name", "pair_key", "encode_matches", "decode_matches",
-           "open_sqlite", "cache_error"]
+from mtlib.embeddings.cachefile import (ELSEWHERE, CacheFileError, cache_error, cache_file_name, damaged, is_damage,
+                                        make_folder, open_sqlite)
+
+__all__ = ["MatchStore", "TokenMatches", "pair_key", "encode_matches", "decode_matches"]
 
 _HEADER = struct.Struct("<HH")
 
 
-class CacheFileError(RuntimeError):
-    """A cache file that SQLite cannot read or write; the message names it and says what to do."""
+@dataclass(frozen=True)
+class TokenMatches:
+    """Best cosine similarities of one (hypothesis, reference) pair, special tokens removed.
 
+    Attributes:
+        hyp_ids, ref_ids: token ids.
+        hyp_max: for each hypothesis token, its best similarity to any reference token.
+        ref_max: for each reference token, its best similarity to any hypothesis token.
+    """
 
-# Where else a cache can go, for a file that cannot be written (callers with another remedy pass theirs).
-ELSEWHERE = "point MTLIB_CACHE (or the cache argument) at a writable folder"
-
-
-def open_sqlite(path: Path, schema: str, elsewhere: str = ELSEWHERE) -> sqlite3.Connection:
-    """Opens (creating) a cache database shared by processes; failures raise CacheFileError
-    (:func:`cache_error`: only a damaged file is advised to be deleted)."""
-    try:
-        db = sqlite3.connect(path, timeout=600)  # wait for other writers instead of failing
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        db.execute(schema)
-        db.commit()
-    except sqlite3.DatabaseError as err:
-        raise cache_error(path, err, elsewhere) from err
-    return db
-
-
-def is_damage(err: Exception) -> bool:
-    """Whether SQLite found the file's content broken (not a database, malformed), as opposed to
-    a file it may not write or open, or one that is locked: only damage is cured by deleting it."""
-    name = getattr(err, "sqlite_errorname", "") or ""  # Python >= 3.11; the message otherwise
-    if name:
-        return name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
-    text = str(err).lower()
-    return isinstance(err, sqlite3.DatabaseError) and ("not a database" in text or "malformed" in text)
-
-
-def _cannot_write(err: Exception) -> bool:
-    if isinstance(err, OSError):
-        return err.errno in (errno.EACCES, errno.EPERM, errno.EROFS)
-    name = getattr(err, "sqlite_errorname", "") or ""
-    if name:
-        return name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH"))
-    text = str(err).lower()
-    return any(s in text for s in ("readonly", "read-only", "unable to open", "permission"))
-
-
-def cache_error(path: Path, err: Exception, elsewhere: str = ELSEWHERE) -> CacheFileError:
-    """The CacheFileError for ``err`` on cache file ``path``: deleting is advised for real damage only,
-    never for a healthy file that is read-only, in a read-only folder, or locked."""
-    if is_damage(err):
-        return damaged(path, err)
-    if _cannot_write(err) and not path.exists():
-        return CacheFileError(f"cache file {path} cannot be created ({err}): make its folder {path.parent} "
-                              f"writable, or {elsewhere}")
-    if _cannot_write(err):  # even reading a write-ahead-logged file writes its -shm file beside it
-        return CacheFileError(f"cache file {path} is read-only, or in a read-only folder ({err}); this is not "
-                              f"damage, keep the file. Make it and its folder {path.parent} writable (SQLite "
-                              f"writes {path.name}-wal and -shm beside it), or {elsewhere}")
-    return CacheFileError(f"cache file {path} cannot be used now ({err}); nothing says it is damaged, keep the "
-                          "file. Check the disk (free space, another process holding it) and run again")
-
-
-def damaged(path: Path, err: Exception) -> CacheFileError:
-    return CacheFileError(f"cache file {path} is damaged ({err}). Delete it (and any {path.name}-wal / -shm "
-                          "beside it): what it held is recomputed on the next run")
-
-
-def make_folder(folder: Path, elsewhere: str = ELSEWHERE) -> None:
-    """``folder.mkdir(parents=True)``, a refusal reported as a CacheFileError naming the folder."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise CacheFileError(f"cache folder {folder} cannot be created ({err.strerror or err}): make its parent "
-                             f"writable, or {elsewhere}") from err
-
-
-def cache_file_name(identity: str, rest: str, exact: str | None = None) -> str:
-    """A readable file name for a model identity plus the hash of the exact identity (``exact``,
-    default ``identity``; e.g. with the library versions): the readable part is not injective
-    ("org/my_model" and "org_my/model" read alike)."""
-    safe = re.sub(r"[^A-Za-z0-9_.@-]+", "_", identity)
-    exact = identity if exact is None else exact
-    return f"{safe}.{hashlib.sha256(exact.encode('utf-8')).hexdigest()[:12]}.{rest}"
+    hyp_ids: np.ndarray
+    hyp_max: np.ndarray
+    ref_ids: np.ndarray
+    ref_max: np.ndarray
 
 
 def pair_key(hyp: str, ref: str) -> bytes:
@@ -136,8 +72,6 @@ def encode_matches(m) -> bytes:
 
 
 def decode_matches(data: bytes):
-    from mtlib.bertscore import TokenMatches
-
     nh, nr = _HEADER.unpack_from(data)
     n = nh + nr
     if len(data) != _HEADER.size + 7 * n:
@@ -159,7 +93,7 @@ class MatchStore:
         identity: the model identity (weights fingerprint or hub revision).
         layer, precision, max_length: the other settings that change a number.
         versions: the versions of the code that computes the matches (mtlib, torch,
-            transformers, tokenizers: :func:`mtlib.embeddings.models.engine_versions`), hashed
+            transformers, tokenizers: :func:`mtlib.version.engine_versions`), hashed
             into the file name with the rest, so that other versions never share a file.
     """
 

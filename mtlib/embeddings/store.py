@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mtlib.embeddings.matchstore import cache_error, cache_file_name, make_folder, open_sqlite
-from mtlib.embeddings.models import engine_versions
+from mtlib.embeddings.cachefile import cache_error, cache_file_name, make_folder, open_sqlite
+from mtlib.version import engine_versions
 
 __all__ = ["EmbeddingStore", "text_key"]
 

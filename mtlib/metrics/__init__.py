@@ -9,9 +9,9 @@ from mtlib.metrics.languages import MissingTokenizerError, check_lang
 from mtlib.metrics.meteor import METEOR
 from mtlib.metrics.otem_utem import Otem, Utem
 from mtlib.metrics.ter import TER
-from mtlib.regemt.compositionality import Compositionality
-from mtlib.regemt.contextual import SCMContextual, WMDContextual
-from mtlib.regemt.scm_wmd import SCM, WMD
+from mtlib.metrics.compositionality import Compositionality
+from mtlib.metrics.contextual import SCMContextual, WMDContextual
+from mtlib.metrics.scm_wmd import SCM, WMD
 
 __all__ = ["METRICS", "Metric", "MissingTokenizerError", "get_metric", "BLEU", "ChrF", "TER", "METEOR", "Otem", "Utem",
            "SCM", "WMD", "Compositionality", "SCMContextual", "WMDContextual"]

@@ -23,7 +23,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from mtlib.regemt.compositionality import TAGGERS
+from mtlib.metrics.compositionality import TAGGERS
 
 __all__ = ["Encoder", "REFERENCE_BASED", "SOURCE_BASED", "EXTRA", "COMPOS_ROW", "PAPER_ONLY", "SETTINGS", "columns_for",
            "column_signatures",
@@ -108,13 +108,13 @@ def column_signatures(columns: Sequence[str], setting: str, lp: str, encoder: En
 def _bertscore(encoder: Encoder):
     """BERTScore over the embedder the contextual metrics share, so each text is embedded once."""
     from mtlib.bertscore import BERTScorer
-    from mtlib.regemt.contextual import shared_embedder
+    from mtlib.embeddings.embedder import shared_embedder
     return BERTScorer(embedder=shared_embedder(encoder.model, encoder.layer, encoder.precision))
 
 
 def _da_bertscore_f(rows: pd.DataFrame, encoder: Encoder) -> np.ndarray:
     """Sentence DA-F: each reference token's difficulty from the systems judged on its segment."""
-    from mtlib.bertscore import _f
+    from mtlib.bertscore import f_measure
     from mtlib.difficulty import da_precision_recall
     matches = _bertscore(encoder).match(list(rows["mt"]), list(rows["ref"]))
     out = np.full(len(rows), np.nan)
@@ -124,7 +124,7 @@ def _da_bertscore_f(rows: pd.DataFrame, encoder: Encoder) -> np.ndarray:
         d = 1.0 - np.mean([matches[i].ref_max for i in idx], axis=0)
         for i in idx:
             p, r = da_precision_recall(matches[i], d)
-            out[i] = _f(p, r)
+            out[i] = f_measure(p, r)
     return out
 
 

@@ -144,7 +144,7 @@ def run(args) -> list[Path]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from mtlib.embeddings.matchstore import CacheFileError
+    from mtlib.embeddings.cachefile import CacheFileError
     args = _parser().parse_args(argv)
     try:
         run(args)

@@ -13,8 +13,8 @@ a database and its formgrader service for the same job.
 
 Usage::
 
-    python -m mtlib.assignments build                     # every assignment into _build/assignments/
-    python -m mtlib.assignments grade baselines SUBMISSION.ipynb
+    python -m mtlib.book.assignments build                     # every assignment into _build/assignments/
+    python -m mtlib.book.assignments grade baselines SUBMISSION.ipynb
 """
 
 from __future__ import annotations
@@ -29,12 +29,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from mtlib.notebooks import REPO_ROOT
+from mtlib.book.repository import find_repository
 
-__all__ = ["ASSIGNMENT_DIR", "BUILD_DIR", "Built", "QuestionResult", "list_assignments", "build", "grade", "main"]
+__all__ = ["Built", "QuestionResult", "list_assignments", "build", "grade", "main"]
 
-ASSIGNMENT_DIR = REPO_ROOT / "assignments"
-BUILD_DIR = REPO_ROOT / "_build" / "assignments"
+
+
+def source_folder() -> Path:
+    """The repository's ``assignments/``."""
+    return find_repository().assignments
+
+
+def build_folder() -> Path:
+    """Where assignments are built by default: the repository's ``_build/assignments/``."""
+    return find_repository().build / "assignments"
 
 
 @dataclass(frozen=True)
@@ -59,7 +67,8 @@ class QuestionResult:
         return self.score == self.max_score
 
 
-def list_assignments(source_dir: Path = ASSIGNMENT_DIR) -> list[str]:
+def list_assignments(source_dir: Path | None = None) -> list[str]:
+    source_dir = source_folder() if source_dir is None else source_dir
     return sorted(p.stem for p in source_dir.glob("*.ipynb"))
 
 
@@ -78,16 +87,18 @@ def _built(name: str, folder: Path) -> Built:
     zips = sorted((folder / "autograder").glob(f"{name}-autograder_*.zip"))
     if not zips:
         raise FileNotFoundError(f"assignment {name!r} is not built in {folder}: run "
-                                f"`python -m mtlib.assignments build --only {name}`")
+                                f"`python -m mtlib.book.assignments build --only {name}`")
     return Built(name, folder / "student" / f"{name}.ipynb", folder / "autograder" / f"{name}.ipynb", zips[-1])
 
 
-def build(out_dir: Path = BUILD_DIR, only: Sequence[str] | None = None, *,
-          source_dir: Path = ASSIGNMENT_DIR) -> list[Built]:
+def build(out_dir: Path | None = None, only: Sequence[str] | None = None, *,
+          source_dir: Path | None = None) -> list[Built]:
     """Builds each assignment into ``out_dir/NAME/`` (``student/``, ``autograder/``).
 
     Each is built in a temporary folder and moved into place only when ``otter assign``
     succeeded, replacing that assignment's previous build (generated files only)."""
+    out_dir = build_folder() if out_dir is None else Path(out_dir)
+    source_dir = source_folder() if source_dir is None else Path(source_dir)
     names = list(only) if only else list_assignments(source_dir)
     _check_names(names, source_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -109,8 +120,9 @@ def build(out_dir: Path = BUILD_DIR, only: Sequence[str] | None = None, *,
     return built
 
 
-def grade(name: str, submission: str | Path, built_dir: Path = BUILD_DIR) -> list[QuestionResult]:
+def grade(name: str, submission: str | Path, built_dir: Path | None = None) -> list[QuestionResult]:
     """Runs assignment ``name``'s autograder (``otter run``, no container) on ``submission``."""
+    built_dir = build_folder() if built_dir is None else Path(built_dir)
     grader = _built(name, built_dir / name)
     submission = Path(submission).resolve()
     if not submission.is_file():
@@ -144,15 +156,15 @@ def _report(name: str, results: list[QuestionResult]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m mtlib.assignments", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m mtlib.book.assignments", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="build student notebooks and graders")
-    b.add_argument("--out", type=Path, default=BUILD_DIR)
+    b.add_argument("--out", type=Path, default=None, help="default: _build/assignments/ in the repository")
     b.add_argument("--only", nargs="+", metavar="NAME")
     g = sub.add_parser("grade", help="grade a submitted notebook")
     g.add_argument("name")
     g.add_argument("submission", type=Path)
-    g.add_argument("--built", type=Path, default=BUILD_DIR, help="where `build` wrote the graders")
+    g.add_argument("--built", type=Path, default=None, help="where `build` wrote the graders (default: as build)")
     sub.add_parser("list", help="list the assignments")
     args = parser.parse_args(argv)
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["str_list", "positive_int", "fraction"]
+__all__ = ["str_list", "evalset_keys", "positive_int", "fraction"]
 
 
 def str_list(name: str, value: Any) -> list[str]:
@@ -14,6 +14,15 @@ def str_list(name: str, value: Any) -> list[str]:
         raise ValueError(f"parameter {name}: expected a non-empty list of strings such as "
                          f"['en-de'], got {value!r}")
     return list(value)
+
+
+def evalset_keys(name: str, value: Any) -> list[str]:
+    """A non-empty list of evaluation-set keys ``"TESTSET LP"`` (e.g. ``"wmt19 en-de"``)."""
+    keys = str_list(name, value)
+    bad = [k for k in keys if len(k.split()) != 2]
+    if bad:
+        raise ValueError(f"parameter {name}: expected 'TESTSET LP' strings such as 'wmt19 en-de', got {bad}")
+    return keys
 
 
 def positive_int(name: str, value: Any, *, allow_none: bool = False) -> int | None:

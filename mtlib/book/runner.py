@@ -4,16 +4,19 @@ Sources live in ``notebooks/*.ipynb`` and stay clean; executed copies are writte
 ``book/`` (full profile, committed) or to any other folder (small profile, for tests).
 Each executed copy records, in ``metadata.mtlib``, the profile, its parameters, any
 overrides, a hash of the source, what it ran with (a hash of every mtlib module the kernel
-loaded and the versions of the libraries that shape numbers: :mod:`mtlib.provenance`) and a
+loaded and the versions of the libraries that shape numbers: :mod:`mtlib.book.provenance`) and a
 hash of what it printed, so :func:`check_book` catches a stale, small-profile or overridden
 copy in ``book/``, one whose code or libraries changed, and one edited after execution. A notebook is executed into a temporary folder
 and moved into place only when it succeeds; ``book/`` takes only the full profile.
 
 Usage::
 
-    python -m mtlib.notebooks run --profile full            # all notebooks into book/
-    python -m mtlib.notebooks run --profile small --out runs/small --only wmt19_baselines
-    python -m mtlib.notebooks check                         # is book/ up to date?
+    python -m mtlib.book run --profile full            # all notebooks into book/
+    python -m mtlib.book run --profile small --out runs/small --only wmt19_baselines
+    python -m mtlib.book check                         # is book/ up to date?
+
+The repository is found explicitly (:func:`~mtlib.book.repository.find_repository`: the
+current folder or a parent, or ``MTLIB_BOOK``); every function also takes its folders.
 """
 
 from __future__ import annotations
@@ -31,27 +34,27 @@ from typing import Sequence
 
 import yaml
 
-from mtlib import provenance
+from mtlib.book import provenance
+from mtlib.book.repository import find_repository
 
-__all__ = ["REPO_ROOT", "list_notebooks", "load_profiles", "source_hash", "executed_hash", "declared_parameters",
+__all__ = ["list_notebooks", "load_profiles", "source_hash", "executed_hash", "declared_parameters",
            "run_notebook", "run_all", "output_problems", "check_book", "main"]
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOK_DIR = REPO_ROOT / "notebooks"
-BOOK_DIR = REPO_ROOT / "book"
-PROFILES_FILE = NOTEBOOK_DIR / "profiles.yml"
+PROFILES_NAME = "profiles.yml"
 # Chapters whose executed copy is known to be stale, each with the reason a reader is shown.
 KNOWN_STALE_FILE = "known_stale.yml"
 BOOK_PROFILE = "full"
 
 
-def list_notebooks(notebook_dir: Path = NOTEBOOK_DIR) -> list[str]:
-    """Names (stems) of the source notebooks."""
+def list_notebooks(notebook_dir: Path | None = None) -> list[str]:
+    """Names (stems) of the source notebooks (default: the repository's ``notebooks/``)."""
+    notebook_dir = find_repository().notebooks if notebook_dir is None else Path(notebook_dir)
     return sorted(p.stem for p in notebook_dir.glob("*.ipynb"))
 
 
-def load_profiles(path: Path = PROFILES_FILE) -> dict[str, dict[str, dict]]:
+def load_profiles(path: Path | None = None) -> dict[str, dict[str, dict]]:
     """notebook -> profile -> parameters, from ``notebooks/profiles.yml``."""
+    path = find_repository().profiles if path is None else path
     with open(path, encoding="utf-8") as f:
         profiles = yaml.safe_load(f) or {}
     if not isinstance(profiles, dict):
@@ -61,7 +64,7 @@ def load_profiles(path: Path = PROFILES_FILE) -> dict[str, dict[str, dict]]:
 
 def _parameters(name: str, profile: str, profiles: dict) -> dict:
     if name not in profiles:
-        raise ValueError(f"notebook {name!r} has no entry in {PROFILES_FILE.name}; "
+        raise ValueError(f"notebook {name!r} has no entry in {PROFILES_NAME}; "
                          f"notebooks there: {sorted(profiles)}")
     if profile not in profiles[name]:
         raise ValueError(f"unknown profile {profile!r} for notebook {name!r}; "
@@ -109,12 +112,12 @@ def executed_hash(nb: dict) -> str:
 
 
 # Appended to the copy papermill executes; the runner moves its answer into the metadata.
-_PROVENANCE_CELL = "from mtlib.provenance import executed_with as _mtlib_executed_with\n_mtlib_executed_with();"
+_PROVENANCE_CELL = "from mtlib.book.provenance import executed_with as _mtlib_executed_with\n_mtlib_executed_with();"
 
 
 def _take_provenance(nb) -> dict:
     """Removes the appended provenance cell and returns its record."""
-    from mtlib.provenance import MIME_TYPE
+    from mtlib.book.provenance import MIME_TYPE
 
     cell = nb.cells[-1]
     records = [o["data"][MIME_TYPE] for o in cell.get("outputs", []) if MIME_TYPE in o.get("data", {})]
@@ -175,20 +178,21 @@ def _check_parameters(name: str, src: Path, given: dict) -> None:
         raise ValueError(f"notebook {name!r} has no parameter(s) {unknown}; its parameters: {declared}")
 
 
-def _is_book(out_dir: Path) -> bool:
-    return Path(out_dir).resolve() == BOOK_DIR.resolve()
+def _is_book(out_dir: Path, book_dir: Path) -> bool:
+    return Path(out_dir).resolve() == Path(book_dir).resolve()
 
 
-def _check_out_dir(out_dir: Path) -> None:
-    out, book = Path(out_dir).resolve(), BOOK_DIR.resolve()
+def _check_out_dir(out_dir: Path, book_dir: Path) -> None:
+    out, book = Path(out_dir).resolve(), Path(book_dir).resolve()
     if out != book and out.is_relative_to(book):
         raise ValueError(f"refusing to write into {out_dir}, a folder inside book/: the book builds every notebook "
                          "under it. Write runs elsewhere (e.g. --out runs/NAME)")
 
 
-def run_notebook(name: str, profile: str, out_dir: Path, *, notebook_dir: Path = NOTEBOOK_DIR,
-                 profiles: dict | None = None, extra_parameters: dict | None = None,
-                 log_output: bool = False, allow_book_overrides: bool = False) -> Path:
+def run_notebook(name: str, profile: str, out_dir: Path, *, notebook_dir: Path | None = None,
+                 book_dir: Path | None = None, profiles: dict | None = None,
+                 extra_parameters: dict | None = None, log_output: bool = False,
+                 allow_book_overrides: bool = False) -> Path:
     """Executes one notebook with a profile; returns the executed copy's path.
 
     The notebook is executed into a temporary folder and moved into ``out_dir`` only when it
@@ -205,20 +209,25 @@ def run_notebook(name: str, profile: str, out_dir: Path, *, notebook_dir: Path =
     import nbformat
     import papermill as pm
 
+    if notebook_dir is None or book_dir is None:
+        repo = find_repository()
+        notebook_dir = repo.notebooks if notebook_dir is None else notebook_dir
+        book_dir = repo.book if book_dir is None else book_dir
+    notebook_dir, out_dir = Path(notebook_dir), Path(out_dir)
     src = notebook_dir / f"{name}.ipynb"
     if not src.exists():
         raise FileNotFoundError(f"no notebook {src}; notebooks: {list_notebooks(notebook_dir)}")
-    profiles = load_profiles(notebook_dir / PROFILES_FILE.name) if profiles is None else profiles
+    profiles = load_profiles(notebook_dir / PROFILES_NAME) if profiles is None else profiles
     params = _parameters(name, profile, profiles)
     extra = dict(extra_parameters or {})  # e.g. a data path: recorded, not hashed
     _check_parameters(name, src, {**params, **extra, "profile": profile})
-    _check_out_dir(out_dir)
-    if _is_book(out_dir):
+    _check_out_dir(out_dir, book_dir)
+    if _is_book(out_dir, book_dir):
         if profile != BOOK_PROFILE:
             raise ValueError(f"book/ takes only the {BOOK_PROFILE!r} profile, not {profile!r}: pass another out_dir")
         if extra and not allow_book_overrides:
             raise ValueError(f"refusing to write {name!r} into book/ with overrides {extra}: the published book "
-                             f"is the {BOOK_PROFILE!r} profile as in {PROFILES_FILE.name}. Write elsewhere "
+                             f"is the {BOOK_PROFILE!r} profile as in {PROFILES_NAME}. Write elsewhere "
                              "(--out), or pass --allow-book-overrides (check then reports the copy)")
     work = Path(tempfile.mkdtemp(prefix=f"mtlib-{name}-"))
     partial = work / f"{name}.ipynb"
@@ -240,11 +249,12 @@ def run_notebook(name: str, profile: str, out_dir: Path, *, notebook_dir: Path =
     out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / f"{name}.ipynb"
     # papermill records absolute paths of this machine; keep them relative to the repository.
+    root = notebook_dir.resolve().parent
     pm_meta = nb.metadata.get("papermill", {})
     pm_meta["input_path"], pm_meta["output_path"] = str(src), str(out)
     for key in ("input_path", "output_path"):
         path = Path(pm_meta[key]).resolve()
-        pm_meta[key] = str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else path.name
+        pm_meta[key] = str(path.relative_to(root)) if path.is_relative_to(root) else path.name
     nb.metadata["mtlib"] = {"profile": profile, "parameters": params, "overrides": extra,
                             "source_sha256": source_hash(src, params), "ran_with": ran_with,
                             "executed_sha256": executed_hash(nb)}
@@ -257,13 +267,13 @@ def run_notebook(name: str, profile: str, out_dir: Path, *, notebook_dir: Path =
 
 def run_all(profile: str, out_dir: Path, only: Sequence[str] | None = None, **kwargs) -> list[Path]:
     """Runs the named notebooks (default: all); every name is checked before any runs."""
-    notebook_dir = kwargs.get("notebook_dir", NOTEBOOK_DIR)
+    notebook_dir = kwargs.get("notebook_dir") or find_repository().notebooks
     available = list_notebooks(notebook_dir)
     names = list(only) if only else available
     unknown = [n for n in names if n not in available]
     if unknown:
         raise ValueError(f"unknown notebook(s) {unknown}; notebooks: {available}")
-    profiles = kwargs.pop("profiles", None) or load_profiles(notebook_dir / PROFILES_FILE.name)
+    profiles = kwargs.pop("profiles", None) or load_profiles(notebook_dir / PROFILES_NAME)
     for n in names:  # profiles and parameters of all, before the first (long) run
         params = {**_parameters(n, profile, profiles), **(kwargs.get("extra_parameters") or {}), "profile": profile}
         _check_parameters(n, notebook_dir / f"{n}.ipynb", params)
@@ -288,8 +298,9 @@ def output_problems(path: Path) -> list[str]:
     return problems
 
 
-def known_stale(book_dir: Path = BOOK_DIR) -> dict[str, dict]:
+def known_stale(book_dir: Path | None = None) -> dict[str, dict]:
     """``book/known_stale.yml``: chapter -> {executed_with, reason}, each shown on its page."""
+    book_dir = find_repository().book if book_dir is None else book_dir
     path = Path(book_dir) / KNOWN_STALE_FILE
     if not path.exists():
         return {}
@@ -305,12 +316,16 @@ def _stale(problem: str) -> bool:
     return ": stale: " in problem
 
 
-def check_book(book_dir: Path = BOOK_DIR, notebook_dir: Path = NOTEBOOK_DIR) -> list[str]:
+def check_book(book_dir: Path | None = None, notebook_dir: Path | None = None) -> list[str]:
     """Problems that make ``book/`` out of date with ``notebooks/`` (empty list = fine).
 
     A chapter listed in ``book/known_stale.yml`` may be stale (its page says why); it is a
     problem if it is listed but current, so the list only holds what is true.
     """
+    if book_dir is None or notebook_dir is None:
+        repo = find_repository()
+        book_dir = repo.book if book_dir is None else Path(book_dir)
+        notebook_dir = repo.notebooks if notebook_dir is None else Path(notebook_dir)
     found, listed = _chapter_problems(book_dir, notebook_dir), known_stale(book_dir)
     problems = [p for p in found if not (_stale(p) and p.split(":")[0] in listed)]
     for name in listed:
@@ -322,12 +337,12 @@ def check_book(book_dir: Path = BOOK_DIR, notebook_dir: Path = NOTEBOOK_DIR) -> 
 
 
 def _chapter_problems(book_dir: Path, notebook_dir: Path) -> list[str]:
-    profiles = load_profiles(notebook_dir / PROFILES_FILE.name)
+    profiles = load_profiles(notebook_dir / PROFILES_NAME)
     problems = []
     for name in list_notebooks(notebook_dir):
         executed = book_dir / f"{name}.ipynb"
         if not executed.exists():
-            problems.append(f"{name}: not executed into {book_dir.name}/ (run: python -m mtlib.notebooks run)")
+            problems.append(f"{name}: not executed into {book_dir.name}/ (run: python -m mtlib.book run)")
             continue
         try:
             nb = json.loads(executed.read_text(encoding="utf-8"))
@@ -335,7 +350,7 @@ def _chapter_problems(book_dir: Path, notebook_dir: Path) -> list[str]:
             executed_hash(nb)
         except (ValueError, KeyError, TypeError, AttributeError) as err:  # JSONDecodeError is a ValueError
             problems.append(f"{name}: {executed} is not a readable executed notebook ({type(err).__name__}: {err}); "
-                            "re-run: python -m mtlib.notebooks run --only " + name)
+                            "re-run: python -m mtlib.book run --only " + name)
             continue
         if meta.get("profile") != BOOK_PROFILE:
             problems.append(f"{name}: executed with profile {meta.get('profile')!r}, the book needs {BOOK_PROFILE!r}")
@@ -362,7 +377,7 @@ def _chapter_problems(book_dir: Path, notebook_dir: Path) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m mtlib.notebooks", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m mtlib.book", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
     run = sub.add_parser("run", help="execute notebooks with a profile")
     run.add_argument("--profile", default=BOOK_PROFILE)
@@ -375,18 +390,23 @@ def main(argv: Sequence[str] | None = None) -> int:
                      help="write overridden runs into book/ anyway (check then reports them)")
     sub.add_parser("check", help="report executed notebooks in book/ that are stale")
     args = parser.parse_args(argv)
+    try:
+        repo = find_repository()
+    except FileNotFoundError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     if args.cmd == "check":
-        problems = check_book()
-        for name, entry in known_stale().items():
+        problems = check_book(repo.book, repo.notebooks)
+        for name, entry in known_stale(repo.book).items():
             print(f"{name}: known stale (executed with {entry['executed_with']}; {KNOWN_STALE_FILE}): {entry['reason']}")
         print("\n".join(problems) if problems else "book/ is up to date" + (" but for the known stale chapters above"
-                                                                             if known_stale() else ""))
+                                                                             if known_stale(repo.book) else ""))
         return 1 if problems else 0
     out = args.out
     if out is None:
         if args.profile != BOOK_PROFILE:
             parser.error(f"--out is required for profile {args.profile!r}: only {BOOK_PROFILE!r} goes into book/")
-        out = BOOK_DIR
+        out = repo.book
     extra = {}
     for key, value in args.param:
         try:
@@ -395,7 +415,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"-p {key} {value!r}: not valid YAML ({str(err).splitlines()[0]})")
     try:
         paths = run_all(args.profile, out, args.only, extra_parameters=extra, log_output=True,
-                        allow_book_overrides=args.allow_book_overrides)
+                        allow_book_overrides=args.allow_book_overrides, notebook_dir=repo.notebooks,
+                        book_dir=repo.book)
     except (ValueError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -17,23 +17,15 @@ multilingual encoder the tokens of both languages share one space.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
 
+from mtlib.embeddings.embedder import shared_embedder
 from mtlib.metrics.base import MeanOverDefined, check_inputs, check_option, version_signature
+from mtlib.metrics.scm_wmd import earth_movers
 
-__all__ = ["WMDContextual", "SCMContextual", "shared_embedder", "content_vectors", "wmd_between", "scm_between"]
-
-
-@lru_cache(maxsize=4)
-def shared_embedder(model: str, layer: int | None, precision: str):
-    """One cached :class:`~mtlib.embeddings.embedder.Embedder` per setting, with the on-disk
-    token-embedding store on (float16), so that BERTScore-style, contextual and
-    decontextualized features of the same texts embed them once."""
-    from mtlib.embeddings.embedder import Embedder
-    return Embedder(model, layer, precision=precision, cache=True)
+__all__ = ["WMDContextual", "SCMContextual", "content_vectors", "wmd_between", "scm_between"]
 
 
 def content_vectors(embedder, texts: Sequence[str]) -> dict[str, np.ndarray]:
@@ -50,7 +42,6 @@ def content_vectors(embedder, texts: Sequence[str]) -> dict[str, np.ndarray]:
 def wmd_between(a: np.ndarray, b: np.ndarray) -> float:
     """Earth mover's distance between two uniform clouds of vectors (Euclidean cost); inf when
     a side is empty."""
-    from mtlib.regemt.scm_wmd import earth_movers
     if len(a) == 0 or len(b) == 0:
         return float("inf")
     return earth_movers(a, b)

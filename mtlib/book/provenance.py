@@ -1,10 +1,10 @@
 """What an executed chapter ran with: mtlib's code and the versions of the libraries that shape
 its numbers.
 
-The notebook runner (:mod:`mtlib.notebooks`) appends one cell to every notebook it executes;
+The notebook runner (:mod:`mtlib.book.runner`) appends one cell to every notebook it executes;
 that cell calls :func:`executed_with` in the kernel, after the chapter's own cells, and the
 runner moves the answer into the executed copy's metadata. :func:`changes` then compares such
-a record with the code and libraries installed now, so that ``mtlib.notebooks check`` reports a
+a record with the code and libraries installed now, so that ``python -m mtlib.book check`` reports a
 chapter whose numbers may have moved even though its cells did not change.
 """
 
@@ -17,10 +17,12 @@ from pathlib import Path
 
 __all__ = ["MIME_TYPE", "NUMBER_LIBRARIES", "executed_with", "code_fingerprint", "loaded_library_versions", "changes"]
 
-MIME_TYPE = "application/vnd.mtlib.provenance+json"
+MIME_TYPE = "application/vnd.mtlib.book.provenance+json"
 PACKAGE_DIR = Path(__file__).resolve().parent
 # The book tooling writes and checks chapters but computes none of their numbers.
-NOT_NUMBERS = {"mtlib.notebooks", "mtlib.provenance", "mtlib.assignments"}
+# (The paper values and parameter checks do count: a changed paper value changes a table.)
+NOT_NUMBERS = {"mtlib.book", "mtlib.book.__main__", "mtlib.book.runner", "mtlib.book.provenance",
+               "mtlib.book.repository", "mtlib.book.assignments"}
 # Libraries whose code can change a number in a chapter (module name -> distribution name).
 NUMBER_LIBRARIES = {
     "numpy": "numpy", "scipy": "scipy", "pandas": "pandas", "sacrebleu": "sacrebleu", "nltk": "nltk",

@@ -81,7 +81,7 @@ class _StaticVectorMetric(Metric):
 
     @classmethod
     def over(cls, vectors, *, tfidf: bool = False):
-        """The metric over given :class:`~mtlib.regemt.vectors.StaticVectors` (e.g.
+        """The metric over given :class:`~mtlib.embeddings.vectors.StaticVectors` (e.g.
         decontextualized ones); the signature names them."""
         metric = cls(tfidf=tfidf)
         metric._vectors = vectors
@@ -92,10 +92,10 @@ class _StaticVectorMetric(Metric):
         if self._vectors is not None:
             return self._vectors
         if self.kind == "decontextualized":
-            from mtlib.regemt.contextual import shared_embedder
-            from mtlib.regemt.vectors import decontextualized_vectors
+            from mtlib.embeddings.embedder import shared_embedder
+            from mtlib.embeddings.vectors import decontextualized_vectors
             return decontextualized_vectors([*hyps, *refs], shared_embedder(self.model, self.layer, self.precision))
-        from mtlib.regemt.vectors import static_vectors
+        from mtlib.embeddings.vectors import static_vectors
         self._vectors = static_vectors(self.lang, model=self.model)
         return self._vectors
 
@@ -109,7 +109,7 @@ class _StaticVectorMetric(Metric):
     @property
     def _vectors_name(self) -> str:
         if self._vectors is None and self.kind == "decontextualized":
-            from mtlib.regemt.contextual import shared_embedder
+            from mtlib.embeddings.embedder import shared_embedder
             return f"decontext:{shared_embedder(self.model, self.layer, self.precision).identity}@corpus:call|store:fp16"
         return self._vectors_for([], []).name
 
