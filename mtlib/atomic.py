@@ -8,27 +8,25 @@ that simultaneous first uses neither collide nor see half-built results.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import shutil
 import tempfile
 from pathlib import Path
 from typing import Iterator
 
+from filelock import FileLock
+
 __all__ = ["file_lock", "temporary_dir_beside"]
 
 
 @contextlib.contextmanager
 def file_lock(path: str | os.PathLike) -> Iterator[None]:
-    """An exclusive advisory lock on ``path`` (created if needed), held inside the ``with``."""
+    """An exclusive lock on ``path`` (created if needed, with its folder), held inside the
+    ``with``: the ``filelock`` package (fcntl on POSIX, msvcrt on Windows)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+b") as f:
-        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+    with FileLock(path):
+        yield
 
 
 @contextlib.contextmanager

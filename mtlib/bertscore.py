@@ -130,6 +130,7 @@ class BERTScorer:
                  device: str | None = None, precision: str = "fp32",
                  embedding_cache: bool | str | os.PathLike = False, batch_tokens: int | None = None,
                  progress: bool | None = None) -> None:
+        self._owns_embedder = embedder is None
         if embedder is None:
             if model is None:
                 if lang is None:
@@ -155,6 +156,20 @@ class BERTScorer:
             self.store = MatchStore(Path(folder) / "matches", loaded.identity, loaded.layer, precision,
                                     embedder.max_tokens, engine_versions())
         self.n_matched = 0  # pairs matched with the model in this object's life (the rest came from the cache)
+
+    def close(self) -> None:
+        """Closes the cache files (the match store, and the token store of an embedder this
+        scorer made); the scorer is not used afterwards. ``with BERTScorer(...) as scorer:`` closes them on the way out."""
+        if self.store is not None:
+            self.store.close()
+        if self._owns_embedder:  # a shared embedder (given by the caller) stays open for its other users
+            self.embedder.close()
+
+    def __enter__(self) -> "BERTScorer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
     @property
     def signature(self) -> str:

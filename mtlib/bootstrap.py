@@ -14,13 +14,18 @@ import numpy as np
 import pandas as pd
 
 from mtlib.correlation import METHODS, correlation_with_p, paired
-from mtlib.scoring import SystemStats
+from mtlib.scoring import SystemStats, common_segment_count
 
 __all__ = ["resample_counts", "bootstrap_correlations"]
 
 
 def resample_counts(n_segments: int, n_resamples: int, seed: int | np.random.Generator | None) -> np.ndarray:
-    """How often each segment is drawn in each resample: an (n_resamples, n_segments) array."""
+    """How often each segment is drawn in each resample: an (n_resamples, n_segments) array.
+
+    Counted from explicit draws (``rng.integers`` + ``np.add.at``) rather than with
+    ``rng.multinomial``: both give the same distribution, but from different random streams, so
+    the switch would move every published interval at the same seed. Switch with the next
+    change that re-draws the book's numbers anyway."""
     if n_segments < 1 or n_resamples < 1:
         raise ValueError(f"need n_segments >= 1 and n_resamples >= 1, got {n_segments}, {n_resamples}")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
@@ -62,12 +67,9 @@ def bootstrap_correlations(stats: Mapping[str, SystemStats], human: Mapping[str,
         raise ValueError(f"unknown correlation method {method!r}; valid: {list(METHODS)}")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    n_segs = {len(st) for ss in stats.values() for st in ss.values()}
-    if len(n_segs) != 1:
-        raise ValueError(f"all statistics must cover the same segments; segment counts {sorted(n_segs)}")
+    n = common_segment_count(stats)
     if (human is None) == (human_segments is None):
         raise ValueError("give exactly one of human (system scores) and human_segments")
-    n = n_segs.pop()
     if human_segments is not None:
         bad = {s: len(v) for s, v in human_segments.items() if len(v) != n}
         if bad:

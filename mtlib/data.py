@@ -65,6 +65,14 @@ class EvalSet:
         docs: document name per segment (empty when there is no documents file).
         segment_ids: 0-based line numbers of the segments kept (all lines unless subset).
         unread_human_files: human-score files at levels other than sys/seg (not parsed).
+
+    Beside google-research/mt-metrics-eval's ``data.EvalSet`` (same files, other names):
+    ``test_set`` is its ``name``; ``refs`` its ``all_refs`` (``set(refs)``: ``ref_names``);
+    ``outputs`` its ``sys_outputs`` (``set(outputs)``: ``sys_names``); :attr:`ref_systems`
+    its ``human_sys_names``; ``human[(name, level)]`` its ``Scores(level, name)`` for human
+    scores (a system score here is a number, there a one-element list); ``docs`` its
+    ``DocsPerSeg()`` (per segment, not ``{doc: [begin, end]}``); ``std_ref`` the same.
+    Here ``name`` is ``"TESTSET LP"`` (``"wmt19 en-de"``).
     """
 
     test_set: str

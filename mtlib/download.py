@@ -7,6 +7,10 @@ beside the archive and every later use is checked against it (trust on first use
 archive could not be fetched when this module was written, so no checksum is pinned).
 
 Usage: ``python -m mtlib.download`` prints the folder to use as ``MTLIB_MTME``.
+
+Written with the standard library rather than ``pooch``: pooch fetches only http(s), ftp, sftp
+and DOI addresses (an archive already on disk or a share comes as ``file://`` here), and it
+has no trust-on-first-use record of a checksum nobody could pin.
 """
 
 from __future__ import annotations

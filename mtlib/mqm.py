@@ -17,17 +17,19 @@ import numpy as np
 from mtlib import paths
 from mtlib.data import EvalSet
 
-__all__ = ["load_mqm_rows", "error_counts"]
+__all__ = ["MQM_ERROR_FILES", "load_mqm_rows", "error_counts"]
 
-_FILES = {("wmt21.tedtalks", "en-de"): "mqm_ted_ende.tsv", ("wmt21.tedtalks", "zh-en"): "mqm_ted_zhen.tsv"}
+# (test set, language pair) -> the MQM error TSV of that set (in the extras folder); the sets
+# with error annotations are its keys.
+MQM_ERROR_FILES = {("wmt21.tedtalks", "en-de"): "mqm_ted_ende.tsv", ("wmt21.tedtalks", "zh-en"): "mqm_ted_zhen.tsv"}
 _NAME_MAP = {"ref": "refA"}  # the TSV's name for the first reference; refB keeps its name
 
 
 def load_mqm_rows(test_set: str, lp: str, root: str | os.PathLike | None = None) -> list[dict[str, str]]:
     """All rows of the MQM TSV of an evaluation set, as dicts (no quoting: fields hold quotes)."""
-    if (test_set, lp) not in _FILES:
-        raise ValueError(f"no MQM error file for {test_set} {lp}; available: {sorted(_FILES)}")
-    path = paths.extras_root(root) / test_set / _FILES[(test_set, lp)]
+    if (test_set, lp) not in MQM_ERROR_FILES:
+        raise ValueError(f"no MQM error file for {test_set} {lp}; available: {sorted(MQM_ERROR_FILES)}")
+    path = paths.extras_root(root) / test_set / MQM_ERROR_FILES[(test_set, lp)]
     with open(path, encoding="utf-8", newline="") as f:
         return list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
 

@@ -13,7 +13,7 @@ import os
 import tempfile
 import warnings
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from mtlib.data import EvalSet
 from mtlib.metrics import Metric
 from mtlib.metrics.languages import target_of
 
-__all__ = ["SystemStats", "score_systems", "cached_segment_stats", "stats_key", "read_entry", "write_entry"]
+__all__ = ["SystemStats", "common_segment_count", "score_systems", "cached_segment_stats", "stats_key", "read_entry", "write_entry"]
 
 
 def stats_key(metric: Metric, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> str:
@@ -183,3 +183,13 @@ def read_entry(path: Path, key: str, n_segments: int) -> np.ndarray | None:
             return stats
     warnings.warn(f"statistics cache entry {path} is {problem}; recomputing and replacing it", stacklevel=3)
     return None
+
+
+def common_segment_count(stats: Mapping[str, SystemStats]) -> int:
+    """The number of segments that every system of every metric's statistics covers (metric ->
+    :class:`SystemStats`); a ValueError names the counts when they differ (a paired analysis
+    on other segments would compare different things)."""
+    counts = {len(st) for ss in stats.values() for st in ss.values()}
+    if len(counts) != 1:
+        raise ValueError(f"all statistics must cover the same segments; segment counts {sorted(counts)}")
+    return counts.pop()

@@ -315,3 +315,22 @@ def test_merge_into_a_read_only_folder_says_so(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "cannot be created (unable to open database file): make its folder" in err
     assert "choose a writable --into folder" in err and "Delete" not in err
+
+
+def test_scorer_closes_its_cache_files_and_leaves_a_shared_embedder_open(tmp_path):
+    import sqlite3
+
+    from mtlib.bertscore import BERTScorer
+    from mtlib.embeddings.embedder import Embedder
+
+    with BERTScorer(MODEL, 4, cache=tmp_path, embedding_cache=tmp_path) as scorer:
+        scorer.match(["a cat"], ["the cat"])
+        stores = [scorer.store._db, scorer.embedder.store._db]
+    for db in stores:
+        with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+            db.execute("SELECT 1")
+    shared = Embedder(MODEL, 4, cache=tmp_path)
+    with BERTScorer(embedder=shared, cache=tmp_path) as scorer:
+        scorer.match(["a dog"], ["the dog"])
+    assert shared.store._db.execute("SELECT 1").fetchone() == (1,)  # the caller's embedder stays usable
+    shared.close()

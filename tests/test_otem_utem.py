@@ -116,3 +116,40 @@ def test_proportions():
     # unigrams: 1 over-matched of 3; bigrams ("a a", "a b"): none over-matched of 2
     np.testing.assert_allclose(m.proportions(st), [1 / 3, 0.0])
     assert np.isnan(Utem(order=2, tokenize="none").proportions(np.array([0, 0, 0, 0, 0, 0.0]))).all()
+
+
+# mtlib.metrics.otem_utem tokenises with sacreBLEU's private _get_tokenizer (there is no public
+# name -> tokenizer lookup). If sacreBLEU renames it or changes what it returns, these fail.
+TOKENIZER_TEXTS = ["„Ich stehe genau hier“, sagte sie — 1.000 Soldaten (im Einsatz)!",
+                   "我爱北京天安门。Hello, world: it's 3.5% more."]
+
+
+@pytest.mark.parametrize("name", ["13a", "intl", "zh", "none"])
+def test_private_sacrebleu_tokenizer_lookup_matches_bleu(name):
+    from sacrebleu.metrics import BLEU as SacreBLEU
+    from sacrebleu.metrics.bleu import _get_tokenizer
+
+    public = SacreBLEU(tokenize=name).tokenizer  # what BLEU itself tokenises with
+    private = _get_tokenizer(name)()
+    assert type(private) is type(public)
+    assert private.signature() == public.signature()
+    for text in TOKENIZER_TEXTS:
+        assert private(text) == public(text)
+        # Otem's candidate length (column 0) is the number of BLEU tokens.
+        assert Otem(order=1, tokenize=name).segment_stats([text], [[text]])[0, 0] == len(public(text).split())
+    assert f"|tok:{public.signature()}|" in Utem(tokenize=name).signature
+
+
+def test_tokenizer_lookup_classes_are_the_public_ones():
+    from sacrebleu.metrics.bleu import _get_tokenizer
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+    from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International
+    from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
+
+    assert _get_tokenizer("13a") is Tokenizer13a
+    assert _get_tokenizer("intl") is TokenizerV14International
+    assert _get_tokenizer("zh") is TokenizerZh
+    # the three really differ on these texts, so the comparisons above can fail
+    tokens = {name: [cls()(t) for t in TOKENIZER_TEXTS]
+              for name, cls in [("13a", Tokenizer13a), ("intl", TokenizerV14International), ("zh", TokenizerZh)]}
+    assert tokens["13a"] != tokens["intl"] and tokens["13a"] != tokens["zh"]

@@ -151,9 +151,9 @@ def test_score_rows_orients_distances_and_counts_undefined():
 
 
 def test_compositionality_normalisation_is_a_feature_table_column():
-    from mtlib.regemt.scores import COMPOS_ROW, Encoder, _metric, columns_for, score_rows
-    assert _metric("Compos", "ref", "de-en", Encoder()).normalize == "total"
-    assert _metric(COMPOS_ROW, "src", "de-en", Encoder()).normalize == "row"
+    from mtlib.regemt.scores import COMPOS_ROW, Encoder, columns_for, metric_for, score_rows
+    assert metric_for("Compos", "ref", "de-en", Encoder()).normalize == "total"
+    assert metric_for(COMPOS_ROW, "src", "de-en", Encoder()).normalize == "row"
     assert COMPOS_ROW not in columns_for("ref", "de-en", extra=True)  # on request only
     rows = pd.DataFrame({"lp": "de-en", "system": ["a"], "segment": [0], "src": ["Der Hund bellt."],
                          "mt": ["The dog barks loudly."], "ref": ["The dog barks."], "human": [0.0]})
@@ -229,3 +229,20 @@ def test_paper_tables_parse_and_agree_with_each_other():
         for c in cols:  # Table 2's MQM row is Table 1's zh-en row
             assert t2[setting].loc["MQM", c] == p.REGEMT_TABLE1[("MQM", setting, "zh-en", c)]
     assert np.isnan(t2["src"].loc["Comet", "MQM"]) and t2["src"].loc["WMD-cont", "BERTScr"] == 0.88
+
+
+def test_scorers_are_built_once_per_setting(tmp_path, monkeypatch):
+    from mtlib import paths
+    from mtlib.regemt.scores import Encoder, bertscorer, metric_for
+    enc = Encoder(**MINILM)
+    assert metric_for("BLEU", "ref", "de-en", enc) is metric_for("BLEU", "ref", "de-en", enc)
+    assert metric_for("Compos", "ref", "de-en", enc) is not metric_for("Compos", "src", "de-en", enc)
+    assert metric_for("Compos", "src", "de-en", enc).other_lang == "de"
+    first = bertscorer(enc)
+    assert bertscorer(enc) is first and first.store is not None
+    # another cache folder (each test has its own): another scorer, writing there
+    monkeypatch.setenv(paths.CACHE_ENV, str(tmp_path / "other-cache"))
+    other = bertscorer(enc)
+    assert other is not first and str(other.store.path).startswith(str(tmp_path / "other-cache"))
+    with pytest.raises(ValueError, match="unknown RegEMT column 'COMET'"):
+        metric_for("COMET", "ref", "de-en", enc)

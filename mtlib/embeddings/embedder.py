@@ -54,7 +54,6 @@ class Embedder:
         self.special_ids = {i for i in (tok.cls_token_id, tok.sep_token_id, tok.bos_token_id, tok.eos_token_id)
                             if i is not None}
         self.cls_sep_ids = {i for i in (tok.cls_token_id, tok.sep_token_id) if i is not None}
-        self._memory: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self.store = None
         if cache:
             folder = paths.cache_dir() if cache is True else Path(cache)
@@ -62,6 +61,11 @@ class Embedder:
                                         tok.model_max_length, precision)
         self.n_truncated = 0  # sentences cut to max_tokens, counted when they are tokenised
         self.n_computed = 0  # sentences embedded by the model in this object's life (for benchmarks)
+
+    def close(self) -> None:
+        """Closes the token-embedding cache file, if any; the embedder is not used afterwards."""
+        if self.store is not None:
+            self.store.close()
 
     @property
     def identity(self) -> str:
@@ -117,9 +121,8 @@ class Embedder:
         import torch
 
         unique = list(dict.fromkeys(texts))
-        found = {t: self._memory[t] for t in unique if t in self._memory}
-        missing = [t for t in unique if t not in found]
-        if missing and self.store is not None:
+        found, missing = {}, unique
+        if self.store is not None:
             hits = self.store.get_many(missing)
             found.update(hits)
             missing = [t for t in missing if t not in hits]

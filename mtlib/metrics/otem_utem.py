@@ -34,6 +34,10 @@ from typing import Sequence
 
 import numpy as np
 from sacrebleu.metrics import BLEU as _SacreBLEU
+# sacreBLEU's private name -> tokenizer-class lookup, the one its BLEU uses: Otem and Utem then
+# split text exactly as BLEU(tokenize=name) does, for every tokeniser name BLEU accepts, and
+# import only the tokeniser asked for (ja-mecab, ko-mecab and spm need optional packages).
+# sacreBLEU has no public lookup; tests/test_otem_utem.py fails if this one changes behaviour.
 from sacrebleu.metrics.bleu import _get_tokenizer
 
 from mtlib.metrics.base import Metric, check_inputs, check_option, version_signature

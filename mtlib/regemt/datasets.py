@@ -19,15 +19,12 @@ from pathlib import Path
 import pandas as pd
 
 from mtlib import paths
-from mtlib.data import load_evalset
+from mtlib.data import STANDARD_REFERENCES, load_evalset
 
-__all__ = ["COLUMNS", "DEFAULT_MQM_REFS", "mqm_rows", "da_rows", "DA_LANGUAGE_PAIRS", "critical_error_rows",
+__all__ = ["COLUMNS", "mqm_rows", "da_rows", "DA_LANGUAGE_PAIRS", "critical_error_rows",
            "CRITICAL_ERROR_PAIRS"]
 
 COLUMNS = ["lp", "system", "segment", "src", "mt", "ref", "human"]
-# mt-metrics-eval's standard reference where we have it (zh-en news: refB is not in the data).
-DEFAULT_MQM_REFS = {("wmt21.news", "en-de"): "refC", ("wmt21.news", "zh-en"): "refA",
-                    ("wmt21.tedtalks", "en-de"): "refA", ("wmt21.tedtalks", "zh-en"): "refB"}
 DA_LANGUAGE_PAIRS = {"wmt15": ["cs-en", "de-en", "en-ru", "fi-en", "ru-en"],
                      "wmt16": ["cs-en", "de-en", "en-ru", "fi-en", "ro-en", "ru-en", "tr-en"]}
 CRITICAL_ERROR_PAIRS = ["en-cs", "en-de", "en-ja", "en-zh"]
@@ -45,14 +42,14 @@ def mqm_rows(test_set: str, lp: str, ref: str | None = None, *, root: str | os.P
 
     Args:
         test_set, lp: e.g. ``wmt21.news``, ``zh-en``.
-        ref: the reference for reference-based metrics (default: :data:`DEFAULT_MQM_REFS`, else
-            the first of the set's references).
+        ref: the reference for reference-based metrics (default: mt-metrics-eval's standard one,
+            :data:`mtlib.data.STANDARD_REFERENCES`, else the first of the set's references).
         n_segments: keep the first N rated segments (for quick runs).
     """
     evs = load_evalset(test_set, lp, root=root)
     if ("mqm", "seg") not in evs.human_score_names:
         raise ValueError(f"{test_set} {lp} has no segment-level MQM scores (has {evs.human_score_names})")
-    ref = ref or DEFAULT_MQM_REFS.get((test_set, lp)) or sorted(evs.refs)[0]
+    ref = ref or STANDARD_REFERENCES.get((test_set, lp)) or sorted(evs.refs)[0]
     if ref not in evs.refs:
         raise ValueError(f"{test_set} {lp}: unknown reference {ref!r}; available: {sorted(evs.refs)}")
     scores = evs.human_seg("mqm")

@@ -11,13 +11,15 @@ source (with the multilingual encoder); the static-vector SCM/WMD, BLEU and METE
 reference-based, as in the paper. Scores are computed per language pair, in one call over all
 its rows (so the tf-idf statistics and decontextualized vectors come from all of that pair's
 texts — no human score is used), and cached (:func:`mtlib.scoring.cached_segment_stats`;
-BERTScore through its match cache).
+BERTScore through its match cache). Each scorer is built once per setting (:func:`metric_for`,
+:func:`bertscorer`) and reused by every later call.
 """
 
 from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -26,8 +28,7 @@ import pandas as pd
 from mtlib.metrics.compositionality import TAGGERS
 
 __all__ = ["Encoder", "REFERENCE_BASED", "SOURCE_BASED", "EXTRA", "COMPOS_ROW", "PAPER_ONLY", "SETTINGS", "columns_for",
-           "column_signatures",
-           "score_rows", "length_table", "undefined_counts"]
+           "metric_for", "bertscorer", "column_signatures", "score_rows", "length_table", "undefined_counts"]
 
 SETTINGS = ("ref", "src")
 REFERENCE_BASED = ("BERTScr", "WMD-cont", "WMD-dec", "WMD-dec-tf", "SCM-dec", "SCM-dec-tf", "Compos", "SCM", "SCM-tf",
@@ -74,7 +75,10 @@ def columns_for(setting: str, lp: str, *, extra: bool = False) -> list[str]:
     return [c for c in cols if c != "Compos" or tagged]
 
 
-def _metric(column: str, setting: str, lp: str, encoder: Encoder):
+@lru_cache(maxsize=None)
+def metric_for(column: str, setting: str, lp: str, encoder: Encoder = Encoder()):
+    """The registered metric behind a column (not BERTScore's: :func:`bertscorer`), built once
+    per (column, setting, language pair, encoder) and reused by every later call."""
     from mtlib.metrics import get_metric
     src, tgt = _langs(lp)
     enc = encoder.options()
@@ -98,25 +102,33 @@ def column_signatures(columns: Sequence[str], setting: str, lp: str, encoder: En
     out = {}
     for c in columns:
         if c in ("BERTScr", "DA-BERTScr"):
-            bs = _bertscore(encoder).signature
+            bs = bertscorer(encoder).signature
             out[c] = bs if c == "BERTScr" else f"DA-BERTScore-F|difficulty:judged systems of each segment|{bs}"
         else:
-            out[c] = _metric(c, setting, lp, encoder).sentence_signature
+            out[c] = metric_for(c, setting, lp, encoder).sentence_signature
     return out
 
 
-def _bertscore(encoder: Encoder):
-    """BERTScore over the embedder the contextual metrics share, so each text is embedded once."""
+def bertscorer(encoder: Encoder = Encoder()):
+    """BERTScore over the embedder the contextual metrics share, so each text is embedded once;
+    one scorer (and one open match cache) per encoder setting and cache folder, reused by every
+    later call."""
+    from mtlib import paths
+    return _bertscorer(encoder, str(paths.cache_dir()))
+
+
+@lru_cache(maxsize=None)
+def _bertscorer(encoder: Encoder, cache_folder: str):
     from mtlib.bertscore import BERTScorer
     from mtlib.embeddings.embedder import shared_embedder
-    return BERTScorer(embedder=shared_embedder(encoder.model, encoder.layer, encoder.precision))
+    return BERTScorer(embedder=shared_embedder(encoder.model, encoder.layer, encoder.precision), cache=cache_folder)
 
 
 def _da_bertscore_f(rows: pd.DataFrame, encoder: Encoder) -> np.ndarray:
     """Sentence DA-F: each reference token's difficulty from the systems judged on its segment."""
     from mtlib.bertscore import f_measure
     from mtlib.difficulty import da_precision_recall
-    matches = _bertscore(encoder).match(list(rows["mt"]), list(rows["ref"]))
+    matches = bertscorer(encoder).match(list(rows["mt"]), list(rows["ref"]))
     out = np.full(len(rows), np.nan)
     for _, idx in rows.groupby("segment").indices.items():
         if len(idx) < 2:
@@ -133,10 +145,10 @@ def _column(column: str, rows: pd.DataFrame, setting: str, lp: str, encoder: Enc
     hyps = list(rows["mt"])
     others = list(rows["ref" if setting == "ref" else "src"])
     if column == "BERTScr":
-        return _bertscore(encoder).score(hyps, others)[:, 2]
+        return bertscorer(encoder).score(hyps, others)[:, 2]
     if column == "DA-BERTScr":
         return _da_bertscore_f(rows.reset_index(drop=True), encoder)
-    metric = _metric(column, setting, lp, encoder)
+    metric = metric_for(column, setting, lp, encoder)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*no value")  # counted by undefined_counts
         stats = cached_segment_stats(metric, hyps, [others], cache=cache)

@@ -8,8 +8,8 @@ writes into ``--out`` (a new or empty folder; nothing is overwritten):
 * ``bert-r_filter-std60.json`` — ``{lp: [kept 0-based ids]}``, the released format (the name
   follows the metric and λ: ``bleu_filter-std50.json`` …);
 * ``vat_{test set}-{xxyy}-src.{xx}`` / ``-ref.{yy}`` — the kept source and reference lines;
-* ``std_{test set}-{xxyy}.tsv`` — per segment: id, mean and standard deviation of the
-  systems' scores, kept or not.
+* ``std_{test set}-{xxyy}.tsv`` — the signature on its first line (``# …``), then per segment:
+  id, the standard deviation of the systems' scores, kept (1) or not (0).
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ import re
 import sys
 from pathlib import Path
 from typing import Sequence
+
+from mtlib.embeddings.models import PRECISIONS
 
 __all__ = ["main", "file_tag"]
 
@@ -45,7 +47,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="filtering metric: BERTScore-P/R/F (BERTS-R…) or a registered metric (default: BERTScore-R)")
     p.add_argument("--model", help="BERTScore encoder (default: the papers' model for the target language)")
     p.add_argument("--layer", type=int)
-    p.add_argument("--precision", choices=["fp32", "bf16"], default="fp32")
+    p.add_argument("--precision", choices=sorted(PRECISIONS), default="fp32")
     p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
                    help="option of a registered metric, e.g. tokenize=intl; it wins over the default of each pair's "
                         "target language (a registered metric is set up for it: BLEU into zh tokenises with zh)")
@@ -126,6 +128,8 @@ def run(args) -> list[Path]:
                                           cache=args.cache or True)
             score_args["scorer"] = scorers[key]
         selections.append((evs, select(evs, drop_percent=args.drop, **score_args)))
+    for scorer in (scorers.values() if metric in BERTSCORE_COLUMNS else []):
+        scorer.close()
     written = [write_ids_json(out / file_tag(metric, args.drop), {evs.lp: sel.ids for evs, sel in selections})]
     for evs, sel in selections:
         written += write_vat_set(out, evs, sel.ids, ref_name=args.ref_name)

@@ -156,6 +156,8 @@ def segment_std(scores: pd.DataFrame, *, ddof: int = 1) -> pd.Series:
 
 
 def check_drop_percent(drop_percent: float) -> float:
+    """λ as a float, checked: a number in [0, 100) (TypeError for a non-number, ValueError out of
+    range). The one check of λ: :func:`kept_ids`, :func:`select`, ``mtlib vat`` and the chapter use it."""
     if isinstance(drop_percent, bool) or not isinstance(drop_percent, (int, float)) or math.isnan(drop_percent):
         raise TypeError(f"drop_percent must be a number in [0, 100), got {drop_percent!r}")
     if not 0 <= drop_percent < 100:

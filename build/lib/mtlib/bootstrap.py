@@ -1,0 +1,100 @@
+"""Bootstrap confidence intervals for system-level correlations, resampling segments.
+
+Each resample draws the test set's segments with replacement (the same draw for every
+system and every metric, so metrics are compared on identical resamples), re-aggregates
+each system's segment statistics into a corpus score and recomputes the correlation with
+the (fixed) system-level human scores. Percentile intervals.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from mtlib.correlation import METHODS, correlation_with_p, paired
+from mtlib.scoring import SystemStats, common_segment_count
+
+__all__ = ["resample_counts", "bootstrap_correlations"]
+
+
+def resample_counts(n_segments: int, n_resamples: int, seed: int | np.random.Generator | None) -> np.ndarray:
+    """How often each segment is drawn in each resample: an (n_resamples, n_segments) array.
+
+    Counted from explicit draws (``rng.integers`` + ``np.add.at``) rather than with
+    ``rng.multinomial``: both give the same distribution, but from different random streams, so
+    the switch would move every published interval at the same seed. Switch with the next
+    change that re-draws the book's numbers anyway."""
+    if n_segments < 1 or n_resamples < 1:
+        raise ValueError(f"need n_segments >= 1 and n_resamples >= 1, got {n_segments}, {n_resamples}")
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    draws = rng.integers(0, n_segments, size=(n_resamples, n_segments))
+    counts = np.zeros((n_resamples, n_segments), dtype=np.int32)
+    np.add.at(counts, (np.arange(n_resamples)[:, None], draws), 1)
+    return counts
+
+
+def bootstrap_correlations(stats: Mapping[str, SystemStats], human: Mapping[str, float | None] | None,
+                           method: str = "pearson", *, systems: Iterable[str] | None = None,
+                           human_segments: Mapping[str, np.ndarray] | None = None,
+                           n_resamples: int = 1000, seed: int | None = 0, alpha: float = 0.05,
+                           variant: str = "b", return_samples: bool = False
+                           ) -> pd.DataFrame | tuple[pd.DataFrame, dict[str, np.ndarray]]:
+    """Correlation of each metric with humans, with a bootstrap percentile interval.
+
+    Scores of lower-is-better metrics (TER) are negated first, so every value is oriented:
+    positive means agreement with humans.
+
+    Args:
+        stats: metric name -> :class:`SystemStats` (all on the same segments).
+        human: system -> human score (``None`` dropped); fixed across resamples.
+        human_segments: instead of ``human``, per-system segment-level human values (e.g. error
+            counts); the human system score is then their mean and is resampled together with
+            the metric's segments.
+        method: ``pearson``, ``spearman`` or ``kendall``.
+        systems: restrict to these systems (e.g. the top 30%).
+        n_resamples: bootstrap resamples.
+        seed: integer seed (``None`` = fresh entropy; recorded in ``df.attrs["signature"]``).
+        alpha: 1 - confidence level.
+
+    Returns:
+        DataFrame indexed by metric: ``value`` (full data), ``low``, ``high``, ``n``;
+        ``df.attrs["signature"]`` names the procedure. With ``return_samples``, also
+        metric -> resampled values (same resamples for every metric, for paired tests).
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown correlation method {method!r}; valid: {list(METHODS)}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    n = common_segment_count(stats)
+    if (human is None) == (human_segments is None):
+        raise ValueError("give exactly one of human (system scores) and human_segments")
+    if human_segments is not None:
+        bad = {s: len(v) for s, v in human_segments.items() if len(v) != n}
+        if bad:
+            raise ValueError(f"human_segments must have {n} values per system; got {bad}")
+        human = {s: float(np.mean(v)) for s, v in human_segments.items()}
+    counts = resample_counts(n, n_resamples, seed)
+    rows, samples = {}, {}
+    for name, ss in stats.items():
+        sign = 1.0 if ss.metric.higher_is_better else -1.0
+        point = {s: sign * v for s, v in ss.system_scores().items()}
+        kept, x, y = paired(point, human, systems)
+        value = correlation_with_p(x, y, method, variant)[0]
+        # (resamples, systems) corpus scores from re-weighted segment statistics
+        boot = np.stack([sign * ss.metric.scores_from_stats(counts @ ss[s]) for s in kept], axis=1)
+        if human_segments is None:
+            hum = np.broadcast_to(y, boot.shape)
+        else:
+            hum = np.stack([counts @ np.asarray(human_segments[s], float) / n for s in kept], axis=1)
+        vals = np.array([correlation_with_p(b, h, method, variant)[0] for b, h in zip(boot, hum)])
+        samples[name] = vals
+        lo, hi = np.nanpercentile(vals, [100 * alpha / 2, 100 * (1 - alpha / 2)])
+        rows[name] = {"value": value, "low": lo, "high": hi, "n": len(kept)}
+    df = pd.DataFrame.from_dict(rows, orient="index")
+    stat = f"kendall-{variant}" if method == "kendall" else method
+    human_part = "fixed" if human_segments is None else "resampled"
+    df.attrs["signature"] = (f"bootstrap:segments|human:{human_part}|stat:{stat}|n:{n_resamples}|seed:{seed}|"
+                             f"ci:{100 * (1 - alpha):g}%-percentile")
+    return (df, samples) if return_samples else df

@@ -1,0 +1,39 @@
+"""The ``mtlib`` command: one entry point for the package's command-line tools.
+
+    mtlib score ...    score whole test sets in bulk (mtlib.batch)
+    mtlib merge ...    combine match caches filled by shards elsewhere
+    mtlib files ...    score plain files with any metric (mtlib.score_files)
+    mtlib vat ...      variance-aware filtering of test sets or plain files (mtlib.vat.cli)
+
+The book's own tools work in a clone of its repository: python -m mtlib.book (mtlib.book).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Sequence
+
+__all__ = ["main"]
+
+
+def _commands() -> dict:
+    from mtlib import batch, score_files
+    from mtlib.vat import cli as vat_cli
+    return {"score": batch.score_main, "merge": batch.merge_main,
+            "files": score_files.main, "vat": vat_cli.main}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    commands = _commands()
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0 if argv else 2
+    if argv[0] not in commands:
+        print(f"error: unknown command {argv[0]!r}; commands: {sorted(commands)}", file=sys.stderr)
+        return 2
+    return commands[argv[0]](argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

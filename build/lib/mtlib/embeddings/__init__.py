@@ -1,0 +1,1 @@
+"""Contextual token embeddings: model registry, cached embedding, BERTScore matching."""

@@ -1,0 +1,166 @@
+"""The regressive ensemble: metric scores as features, human scores as the target (scikit-learn).
+
+As the authors' code (``shared/papers/README.md``):
+
+* features are standardised; infinite or missing values (an SCM or WMD with no known word,
+  a pair without part-of-speech bigrams) are imputed by scikit-learn's ``IterativeImputer`` (seed
+  42) — counted and reported, never dropped;
+* the regressor is chosen among linear regression and an MLP (100 hidden units, ReLU, seed
+  42) by R² on an inner 80/20 split of the training data, then refitted on all of it;
+* train and test are split by unique source text, 80/20, so no source is on both sides (the
+  authors order the sources alphabetically; ``seed`` shuffles them instead);
+* the ablation repeatedly drops the feature with the highest |Spearman| to any other remaining
+  feature, refits and re-evaluates.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+__all__ = ["split_by_source", "FittedEnsemble", "fit_ensemble", "ablation", "permutation_importance"]
+
+
+def split_by_source(sources: Sequence[str], test_fraction: float = 0.2, seed: int | None = None
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Row indices (train, test) with every occurrence of a source text on one side.
+
+    ``seed=None`` takes the last ``test_fraction`` of the unique sources in alphabetical order
+    (the authors' split); an integer shuffles the unique sources with that seed first.
+    """
+    if not 0 < test_fraction < 1:
+        raise ValueError(f"test_fraction must lie in (0, 1), got {test_fraction}")
+    unique = sorted(set(sources))
+    if len(unique) < 2:
+        raise ValueError(f"need at least 2 distinct source texts to split, got {len(unique)}")
+    if seed is not None:
+        unique = list(np.random.default_rng(seed).permutation(unique))
+    n_test = max(1, int(round(test_fraction * len(unique))))
+    test_sources = set(unique[len(unique) - n_test:])
+    is_test = np.array([s in test_sources for s in sources])
+    return np.flatnonzero(~is_test), np.flatnonzero(is_test)
+
+
+def _candidates(seed: int) -> dict:
+    from sklearn.linear_model import LinearRegression
+    from sklearn.neural_network import MLPRegressor
+    return {"linear": LinearRegression(),
+            "mlp": MLPRegressor(hidden_layer_sizes=(100,), activation="relu", random_state=seed, max_iter=1000)}
+
+
+def _pipeline(model, seed: int):
+    from sklearn.experimental import enable_iterative_imputer  # noqa: F401  (needed before the import below)
+    from sklearn.impute import IterativeImputer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    return make_pipeline(IterativeImputer(random_state=seed), StandardScaler(), model)
+
+
+def _clean(features: pd.DataFrame) -> tuple[np.ndarray, dict[str, int]]:
+    """Float matrix with ±inf turned into NaN (for the imputer), and per feature the count of
+    values that will be imputed."""
+    x = features.to_numpy(dtype=float, copy=True)
+    bad = ~np.isfinite(x)
+    x[bad] = np.nan
+    return x, {c: int(n) for c, n in zip(features.columns, bad.sum(axis=0)) if n}
+
+
+@dataclass
+class FittedEnsemble:
+    """A fitted ensemble.
+
+    Attributes:
+        features: feature names, in order.
+        choice: the regressor chosen (``linear`` or ``mlp``).
+        inner_r2: R² of each candidate on the inner validation split.
+        pipeline: imputer, scaler and regressor, refitted on all training rows.
+        imputed: feature -> number of missing or infinite training values imputed.
+    """
+
+    features: list[str]
+    choice: str
+    inner_r2: dict[str, float]
+    pipeline: object
+    imputed: dict[str, int] = field(default_factory=dict)
+
+    def predict(self, features: pd.DataFrame) -> np.ndarray:
+        missing = [c for c in self.features if c not in features.columns]
+        if missing:
+            raise ValueError(f"features {missing} are missing; the ensemble was fitted on {self.features}")
+        x, imputed = _clean(features[self.features])
+        if imputed:
+            warnings.warn(f"ensemble: imputing missing or infinite values {imputed}", stacklevel=2)
+        return self.pipeline.predict(x)
+
+
+def fit_ensemble(features: pd.DataFrame, target: Sequence[float], *, seed: int = 42,
+                 inner_fraction: float = 0.2) -> FittedEnsemble:
+    """Chooses the regressor by R² on an inner split of the training rows, then refits it on
+    all of them."""
+    from sklearn.base import clone
+    from sklearn.metrics import r2_score
+    from sklearn.model_selection import train_test_split
+    y = np.asarray(target, dtype=float)
+    if len(features) != len(y):
+        raise ValueError(f"{len(features)} feature rows but {len(y)} targets")
+    if not np.isfinite(y).all():
+        raise ValueError(f"the target has {int((~np.isfinite(y)).sum())} missing or infinite values; remove those rows first")
+    if features.shape[1] == 0 or len(y) < 10:
+        raise ValueError(f"need at least one feature and 10 rows, got {features.shape[1]} and {len(y)}")
+    x, imputed = _clean(features)
+    if imputed:
+        warnings.warn(f"ensemble: imputing missing or infinite training values {imputed}", stacklevel=2)
+    x_fit, x_val, y_fit, y_val = train_test_split(x, y, test_size=inner_fraction, random_state=seed)
+    scores = {}
+    with warnings.catch_warnings():
+        # The MLP's and the imputer's iteration caps (scikit-learn's defaults, as the authors ran
+        # them) are part of the method; their convergence notices would repeat for every fit.
+        warnings.filterwarnings("ignore", message=".*(did not converge|Maximum iterations|Early stopping criterion).*")
+        for name, model in _candidates(seed).items():
+            pipe = _pipeline(clone(model), seed).fit(x_fit, y_fit)
+            scores[name] = float(r2_score(y_val, pipe.predict(x_val)))
+        choice = max(scores, key=scores.get)
+        final = _pipeline(clone(_candidates(seed)[choice]), seed).fit(x, y)
+    return FittedEnsemble(list(features.columns), choice, scores, final, imputed)
+
+
+def ablation(train: pd.DataFrame, y_train: Sequence[float], test: pd.DataFrame, y_test: Sequence[float], *,
+             seed: int = 42) -> pd.DataFrame:
+    """Refits after repeatedly dropping the feature with the highest |Spearman| to any other
+    remaining feature (on the training rows); one row per step: the feature dropped, the
+    features left and the test Spearman of the ensemble."""
+    remaining = list(train.columns)
+    rows = []
+    dropped = None
+    while remaining:
+        fitted = fit_ensemble(train[remaining], y_train, seed=seed)
+        rho = sps.spearmanr(fitted.predict(test[remaining]), y_test).statistic
+        rows.append({"step": len(rows), "dropped": dropped, "features": len(remaining), "remaining": list(remaining),
+                     "choice": fitted.choice, "spearman": float(rho)})
+        if len(remaining) == 1:
+            break
+        corr = train[remaining].replace([np.inf, -np.inf], np.nan).corr(method="spearman").abs()
+        corr = corr.mask(np.eye(len(remaining), dtype=bool))  # a feature's correlation with itself
+        dropped = corr.max(axis=1).idxmax()
+        remaining.remove(dropped)
+    return pd.DataFrame(rows)
+
+
+def permutation_importance(fitted: FittedEnsemble, features: pd.DataFrame, target: Sequence[float], *,
+                           n_repeats: int = 20, seed: int = 0) -> pd.DataFrame:
+    """How much the ensemble's Spearman with ``target`` drops when one feature's values are
+    shuffled (scikit-learn's permutation importance); columns ``drop`` (mean) and ``std``."""
+    from sklearn.inspection import permutation_importance as sklearn_permutation_importance
+    x, _ = _clean(features[fitted.features])
+
+    def spearman(estimator, x_, y_):
+        return sps.spearmanr(estimator.predict(x_), y_).statistic
+    result = sklearn_permutation_importance(fitted.pipeline, x, np.asarray(target, dtype=float), scoring=spearman,
+                                            n_repeats=n_repeats, random_state=seed)
+    return pd.DataFrame({"drop": result.importances_mean, "std": result.importances_std},
+                        index=fitted.features).sort_values("drop", ascending=False)

@@ -1,0 +1,125 @@
+"""The paper's evaluation: single metrics, Reg-base and RegEMT on held-out rows, by Spearman.
+
+* :func:`evaluate` — fit Reg-base (on the two length features) and RegEMT (on every metric
+  column and Reg-base's prediction) on the training rows, then the Spearman correlation of every
+  column and both ensembles with the human scores on the test rows. ``fit_rows`` from another
+  language pair gives the paper's cross-lingual "-X" rows.
+* :func:`spearman_table` — signed Spearman per column on given rows, with the number of rows a
+  column has no value for (left out of its correlation, and counted).
+* :func:`group_bootstrap` — percentile intervals by resampling the test *source texts* (all
+  translations of a source move together, as the split keeps them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from mtlib.regemt.ensemble import FittedEnsemble, fit_ensemble, split_by_source
+
+__all__ = ["Evaluation", "evaluate", "spearman_table", "group_bootstrap", "REG_BASE", "REGEMT"]
+
+REG_BASE, REGEMT = "Reg-base", "RegEMT"
+
+
+def _spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, int]:
+    ok = np.isfinite(x) & np.isfinite(y)
+    if ok.sum() < 3 or np.ptp(x[ok]) == 0:
+        return float("nan"), int((~ok).sum())
+    return float(sps.spearmanr(x[ok], y[ok]).statistic), int((~ok).sum())
+
+
+def spearman_table(scores: pd.DataFrame, human: Sequence[float]) -> pd.DataFrame:
+    """Rows: the columns of ``scores``; columns ``spearman`` (signed) and ``undefined``."""
+    y = np.asarray(human, dtype=float)
+    if len(scores) != len(y):
+        raise ValueError(f"{len(scores)} score rows but {len(y)} human scores")
+    out = {c: _spearman(scores[c].to_numpy(dtype=float), y) for c in scores.columns}
+    return pd.DataFrame(out, index=["spearman", "undefined"]).T.astype({"undefined": int})
+
+
+@dataclass
+class Evaluation:
+    """One setting on one test set.
+
+    Attributes:
+        test: positions of the test rows.
+        predictions: per test row, every metric column plus ``Reg-base`` and ``RegEMT``.
+        human: the test rows' human scores.
+        table: :func:`spearman_table` of ``predictions``.
+        reg_base, regemt: the fitted ensembles.
+    """
+
+    test: np.ndarray
+    predictions: pd.DataFrame
+    human: np.ndarray
+    table: pd.DataFrame
+    reg_base: FittedEnsemble
+    regemt: FittedEnsemble
+
+
+def _fit(scores: pd.DataFrame, lengths: pd.DataFrame, human: np.ndarray, seed: int):
+    reg_base = fit_ensemble(lengths, human, seed=seed)
+    features = scores.assign(**{REG_BASE: reg_base.predict(lengths)})
+    return reg_base, fit_ensemble(features, human, seed=seed)
+
+
+def evaluate(scores: pd.DataFrame, lengths: pd.DataFrame, human: Sequence[float], sources: Sequence[str], *,
+             test: np.ndarray | None = None, fit_on: tuple[pd.DataFrame, pd.DataFrame, Sequence[float]] | None = None,
+             split_seed: int | None = None, seed: int = 42) -> Evaluation:
+    """Fits on the training rows (or on ``fit_on`` = (scores, lengths, human) of another data
+    set: the cross-lingual rows) and evaluates on the test rows.
+
+    Args:
+        scores, lengths, human, sources: the rows (from :mod:`mtlib.regemt.scores`).
+        test: test row positions (default: the last 20% of the unique sources, alphabetically,
+            as the authors split, or shuffled with ``split_seed``).
+        fit_on: fit here instead of on this set's training rows (its columns must include
+            this set's; extra ones are ignored).
+        seed: the ensemble's seed.
+    """
+    y = np.asarray(human, dtype=float)
+    if not (len(scores) == len(lengths) == len(y) == len(sources)):
+        raise ValueError(f"rows differ in number: {len(scores)} scores, {len(lengths)} lengths, {len(y)} human, "
+                         f"{len(sources)} sources")
+    if test is None:
+        train, test = split_by_source(list(sources), seed=split_seed)
+    else:
+        test = np.asarray(test)
+        train = np.setdiff1d(np.arange(len(y)), test)
+    if fit_on is None:
+        reg_base, regemt = _fit(scores.iloc[train], lengths.iloc[train], y[train], seed)
+    else:
+        f_scores, f_lengths, f_human = fit_on
+        missing = [c for c in scores.columns if c not in f_scores.columns]
+        if missing:
+            raise ValueError(f"the data fitted on lacks the columns {missing}")
+        reg_base, regemt = _fit(f_scores[list(scores.columns)], f_lengths.set_axis(lengths.columns, axis=1),
+                                np.asarray(f_human, dtype=float), seed)
+    t_scores, t_lengths = scores.iloc[test], lengths.iloc[test]
+    base = reg_base.predict(t_lengths)
+    full = regemt.predict(t_scores.assign(**{REG_BASE: base}))
+    predictions = t_scores.assign(**{REG_BASE: base, REGEMT: full})
+    return Evaluation(np.asarray(test), predictions, y[test], spearman_table(predictions, y[test]), reg_base, regemt)
+
+
+def group_bootstrap(predictions: pd.DataFrame, human: Sequence[float], groups: Sequence[str], *,
+                    n_resamples: int = 1000, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
+    """Percentile interval of each column's Spearman, resampling whole groups (source texts)
+    with replacement; columns ``low``, ``high``."""
+    y = np.asarray(human, dtype=float)
+    codes, uniques = pd.factorize(pd.Series(list(groups)))
+    members = [np.flatnonzero(codes == k) for k in range(len(uniques))]
+    rng = np.random.default_rng(seed)
+    x = predictions.to_numpy(dtype=float)
+    draws = np.empty((n_resamples, x.shape[1]))
+    for b in range(n_resamples):
+        idx = np.concatenate([members[k] for k in rng.integers(0, len(members), len(members))])
+        draws[b] = [_spearman(x[idx, j], y[idx])[0] for j in range(x.shape[1])]
+    alpha = (1 - level) / 2
+    return pd.DataFrame({"low": np.nanquantile(draws, alpha, axis=0), "high": np.nanquantile(draws, 1 - alpha, axis=0)},
+                        index=predictions.columns)

