@@ -24,6 +24,7 @@ from mtlib.data import EvalSet  # noqa: E402
 from mtlib.embeddings.matchstore import TokenMatches  # noqa: E402
 from mtlib.metrics import BLEU  # noqa: E402
 from mtlib.vat import as_system_stats  # noqa: E402
+from mtlib.vat import figures as vf  # noqa: E402
 from mtlib.vat import study as vs  # noqa: E402
 
 
@@ -351,15 +352,15 @@ def test_lambda_summary_and_plots():
         "BLEU: +0.600 on the whole set, +0.500 at λ = 60 (random subsets of that size: +0.400), highest +0.800 at λ = 50")
     assert vs.lambda_summary(sweep.iloc[:0], 60) == "no ablation test set in this run"
     fig, ax = plt.subplots()
-    vs.plot_lambda_sweep(ax, sweep, 60, ["BLEU"])
+    vf.plot_lambda_sweep(ax, sweep, 60, ["BLEU"])
     solid, dashed = ax.lines[0], ax.lines[1]
     assert list(solid.get_xdata()) == [0, 50, 60] and list(solid.get_ydata()) == pytest.approx([0.6, 0.8, 0.5])
     assert list(dashed.get_ydata()) == pytest.approx([0.6, 0.5, 0.4])
     assert solid.get_label() == "BLEU, VAT" and dashed.get_label() == "BLEU, random"
-    fig = vs.plot_lambda_groups(sweep, 60, ["BLEU"])
+    fig = vf.plot_lambda_groups(sweep, 60, ["BLEU"])
     assert [a.get_title() for a in fig.axes] == ["to English (1 directions)", "from English (1 directions)"]
     assert list(fig.axes[1].lines[0].get_ydata()) == pytest.approx([0.7, 0.8, 0.6])
-    assert vs.plot_lambda_groups(sweep[sweep.group == "x"], 60) is None
+    assert vf.plot_lambda_groups(sweep[sweep.group == "x"], 60) is None
     plt.close("all")
 
 
@@ -385,7 +386,7 @@ def test_filter_metric_correlations_and_summary():
         "averaged over the evaluating metrics, the best filtering metric is BLEU for Pearson (+0.700; whole set +0.500, "
         "BERTS-R +0.600), BERTS-R for Kendall (+0.200; whole set +0.300, BERTS-R +0.200)")
     assert vs.filter_summary(hand.iloc[:0]) == "no ablation test set in this run"
-    fig = vs.plot_filter_metrics(fig4, ["BLEU", "BERTS-R"], ["BERTS-P"], ["r"])
+    fig = vf.plot_filter_metrics(fig4, ["BLEU", "BERTS-R"], ["BERTS-P"], ["r"])
     assert len(fig.axes[0].patches) >= 3  # one bar per filter (and the whole set)
     plt.close("all")
 
@@ -454,7 +455,7 @@ def test_share_changes_summaries_and_top_moving():
     # ours moves NNP by 26.7, NN by -40+... : NN 2/5 -> 1/3 (-6.7), VB 1/5 -> 0 (-20)
     top = vs.top_moving(pos, 1, always=["VB"])
     assert set(top.group) == {"NNP", "VB"}
-    fig = vs.plot_share_change(length, "sentence length")
+    fig = vf.plot_share_change(length, "sentence length")
     assert fig.axes[0].get_title() == "sentence length"
     plt.close("all")
 
@@ -468,7 +469,7 @@ def test_kept_by_difficulty_and_its_summary():
     assert vs.difficulty_summary({"k": d}, ["k"]) == (
         "k: 25% of the middle 80% kept, 100% of the hardest 10% and 100% of the easiest 10%")
     assert vs.difficulty_summary({}, []) == "no analysis set in this run"
-    fig = vs.plot_kept_difficulty({"k": d}, ["k"])
+    fig = vf.plot_kept_difficulty({"k": d}, ["k"])
     assert fig.axes[0].get_title() == "k"
     plt.close("all")
 
@@ -515,7 +516,7 @@ def test_random_subset_table_stacks_the_kept_sets():
     assert row["random mean"] == pytest.approx(rand_r.mean())
     assert row["percentile"] == pytest.approx(100 * ((rand_r < row["selected"] - 1e-12).mean()
                                                      + 0.5 * (np.abs(rand_r - row["selected"]) <= 1e-12).mean()))
-    fig = vs.plot_random_percentiles(rand, ["BLEU", "BERTS-R"])
+    fig = vf.plot_random_percentiles(rand, ["BLEU", "BERTS-R"])
     assert [a.get_title() for a in fig.axes] == ["Pearson r", "Kendall τ"]
     plt.close("all")
 

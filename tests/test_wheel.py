@@ -5,6 +5,7 @@ clearly until it is pointed at the repository."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -32,8 +33,14 @@ def _run(args, cwd, env=None, check=True):
 
 @pytest.mark.slow
 def test_wheel_scores_the_example_without_the_repository(tmp_path):
+    # Built from a copy of what the wheel is made of: setuptools writes build/ beside the sources.
+    source = tmp_path / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(ROOT / "mtlib", source / "mtlib", ignore=shutil.ignore_patterns("__pycache__"))
     wheels = tmp_path / "wheels"
-    _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(ROOT)], cwd=tmp_path)
+    _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(source)], cwd=tmp_path)
     (wheel,) = wheels.glob("mtlib-*.whl")
     venv.create(tmp_path / "venv", with_pip=True)
     python = tmp_path / "venv" / "bin" / "python"

@@ -28,7 +28,7 @@ import pandas as pd
 
 from mtlib.bertscore import TokenMatches, exact_matches, f_measure, prf_system_stats
 from mtlib.bootstrap import bootstrap_correlations
-from mtlib.correlation import correlate, correlation_table, top_systems
+from mtlib.correlation import correlate, correlation_curve, correlation_table, top_systems
 from mtlib.difficulty import da_baseline_curve, da_correlation_curve, da_system_stats, token_difficulty
 from mtlib.report import beside_paper, max_abs_delta
 from mtlib.scoring import SystemStats
@@ -285,8 +285,6 @@ def topk_curves(runs: Mapping[str, EvalsetRun], method: str = "kendall") -> pd.D
     """The paper's Figure 2: every metric's correlation over the top-K systems, K = 3..N,
     scores oriented (lower-is-better negated); DA-BERTScore's difficulty recomputed from the
     top K at the in-set ``b``. Columns ``metric``, ``k``, ``value``, ``evalset``."""
-    from mtlib.correlation import correlation_curve
-
     curves = []
     for key, r in runs.items():
         n = sum(v is not None for v in r.human.values())

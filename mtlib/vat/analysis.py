@@ -23,7 +23,7 @@ from scipy import stats as sps
 
 from mtlib.bootstrap import resample_counts
 from mtlib.correlation import METHODS, correlation_with_p, paired
-from mtlib.scoring import SystemStats
+from mtlib.scoring import SystemStats, common_segment_count
 
 __all__ = ["jaccard", "expected_jaccard", "restrict", "weighted_correlations", "random_subset_masks",
            "random_subset_comparison", "bootstrap_subset_difference", "length_groups", "frequency_groups",
@@ -74,7 +74,11 @@ def weighted_correlations(ss: SystemStats, human: Mapping[str, float | None], we
 
 
 def random_subset_masks(n: int, size: int, draws: int, seed: int | np.random.Generator | None) -> np.ndarray:
-    """(draws, n) 0/1 rows, each a uniformly random subset of ``size`` of the ``n`` segments."""
+    """(draws, n) 0/1 rows, each a uniformly random subset of ``size`` of the ``n`` segments.
+
+    Drawn by sorting uniform keys, not with ``rng.permuted``: the same subsets in law, but another
+    random stream, which would move every published random-subset percentile at the same seed.
+    Switch with the next change that re-draws the book's numbers anyway."""
     if not 0 < size <= n or draws < 1:
         raise ValueError(f"need 0 < size <= n and draws >= 1, got size={size}, n={n}, draws={draws}")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
@@ -100,10 +104,7 @@ def random_subset_comparison(stats: Mapping[str, SystemStats], human: Mapping[st
     percentiles, and ``percentile``: the share of random subsets whose correlation is below
     the subset's (ties count half).
     """
-    n = {len(st) for ss in stats.values() for st in ss.values()}
-    if len(n) != 1:
-        raise ValueError(f"all statistics must cover the same segments; segment counts {sorted(n)}")
-    n = n.pop()
+    n = common_segment_count(stats)
     masks = random_subset_masks(n, len(positions), draws, seed)
     chosen = _mask(n, positions)[None]
     whole = np.ones((1, n))
@@ -133,10 +134,7 @@ def bootstrap_subset_difference(stats: Mapping[str, SystemStats], human: Mapping
     Returns per metric: ``whole``, ``selected`` (the subset's), ``difference``, its percentile
     interval (``low``, ``high``) and the share of resamples in which the subset correlates better.
     """
-    n = {len(st) for ss in stats.values() for st in ss.values()}
-    if len(n) != 1:
-        raise ValueError(f"all statistics must cover the same segments; segment counts {sorted(n)}")
-    n = n.pop()
+    n = common_segment_count(stats)
     counts = resample_counts(n, n_resamples, seed).astype(float)
     sub = counts * _mask(n, positions)[None]
     rows = {}

@@ -39,18 +39,18 @@ from mtlib.vat import analysis as va
 from mtlib.vat.filtering import as_system_stats, bertscore_segment_scores, kept_ids, segment_scores, segment_std
 from mtlib.vat.release import NotReleased, release_folder, released_ids
 
-__all__ = ["EVAL_METRICS", "FILTER_METRICS", "SHORT", "STATS", "SUBSETS", "LAMBDAS", "TABLE3_PAIRS",
+__all__ = ["EVAL_METRICS", "FILTER_METRICS", "SHORT", "STATS", "STAT_LABELS", "mean_recall_and_kept", "SUBSETS", "LAMBDAS", "TABLE3_PAIRS",
            "Direction", "other_precision", "run_directions", "release_available", "released_within",
            "load_direction", "load_directions", "run_settings", "overview_table",
            "agreement_table", "agreement_summary", "precision_check_table", "precision_summary",
            "correlation_rows", "table2", "averaged_value", "table2_gains", "paper_table2_gains",
            "table2_summary", "table2_bleu_summary", "table3", "table3_summary", "bleu_zh_summary",
-           "direction_group", "lambda_sweep", "lambda_summary", "plot_lambda_sweep", "plot_lambda_groups",
-           "filter_metric_correlations", "plot_filter_metrics", "filter_summary",
-           "segment_properties", "share_changes", "plot_share_change", "group_change_summary", "top_moving",
-           "nnp_summary", "kept_by_difficulty", "plot_kept_difficulty", "difficulty_summary",
+           "direction_group", "lambda_sweep", "lambda_summary",
+           "filter_metric_correlations", "filter_summary",
+           "segment_properties", "share_changes", "group_change_summary", "top_moving",
+           "nnp_summary", "kept_by_difficulty", "difficulty_summary",
            "paraphrase_table", "paraphrase_summary", "random_subset_table", "random_percentile_table",
-           "random_summary", "plot_random_percentiles", "bootstrap_verdicts", "verdict_counts",
+           "random_summary", "bootstrap_verdicts", "verdict_counts",
            "bootstrap_summary", "stability_table", "stability_summary", "da_bertscore_rows", "da_table",
            "da_summary", "conclusion"]
 
@@ -491,32 +491,6 @@ def lambda_summary(sweep: pd.DataFrame, drop_percent: float, metrics: Sequence[s
         f"λ = {int(peak.loc[m, 'lam'])}" for m in metrics)
 
 
-def plot_lambda_sweep(ax, sweep: pd.DataFrame, drop_percent: float, metrics: Sequence[str] = tuple(EVAL_METRICS),
-                      *, label_random: bool = True) -> None:
-    """Mean r against λ per metric: solid VAT, dashed random subsets; a grey line at ``drop_percent``."""
-    for k, m in enumerate(metrics):
-        d = sweep[sweep.metric == m].groupby("lam")[["vat", "random"]].mean()
-        ax.plot(d.index, d["vat"], marker="o", color=f"C{k}", label=f"{m}, VAT" if label_random else m)
-        ax.plot(d.index, d["random"], ls="--", color=f"C{k}", **({"label": f"{m}, random"} if label_random else {}))
-    ax.axvline(drop_percent, color="0.6", lw=1)
-    ax.set(xlabel="λ (percent of segments dropped)" if label_random else "λ", ylabel="mean Pearson r")
-
-
-def plot_lambda_groups(sweep: pd.DataFrame, drop_percent: float, metrics: Sequence[str] = tuple(EVAL_METRICS)):
-    """:func:`plot_lambda_sweep` for to-English and from-English directions side by side (None
-    when the sweep has neither)."""
-    import matplotlib.pyplot as plt
-    groups = [g for g in ["to English", "from English"] if g in set(sweep.get("group", []))]
-    if not groups:
-        return None
-    fig, axes = plt.subplots(1, len(groups), figsize=(5.2 * len(groups), 3.8), sharey=True, squeeze=False)
-    for ax, g in zip(axes[0], groups):
-        plot_lambda_sweep(ax, sweep[sweep.group == g], drop_percent, metrics, label_random=False)
-        ax.set(title=f"{g} ({sweep[sweep.group == g].lp.nunique()} directions)")
-    axes[0, 0].legend(fontsize=8)
-    return fig
-
-
 def filter_metric_correlations(R: Mapping[str, Direction], keys: Sequence[str], drop_percent: float,
                                filter_metrics: Sequence[str] = tuple(FILTER_METRICS),
                                metrics: Sequence[str] = tuple(EVAL_METRICS),
@@ -540,27 +514,7 @@ def filter_metric_correlations(R: Mapping[str, Direction], keys: Sequence[str], 
     return pd.DataFrame(rows)
 
 
-_STAT_LABELS = {"r": "Pearson r", "tau": "Kendall τ", "rho": "Spearman ρ"}
-
-
-def plot_filter_metrics(fig4: pd.DataFrame, filter_metrics: Sequence[str] = tuple(FILTER_METRICS),
-                        metrics: Sequence[str] = tuple(EVAL_METRICS), stats: Sequence[str] = tuple(STATS)):
-    """Figure 4 as bars: one panel per statistic, the evaluating metrics on x, one bar per filter."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-    order = ["none (whole set)"] + list(filter_metrics)
-    palette = ["0.7"] + sns.color_palette(n_colors=len(filter_metrics))
-    fig, axes = plt.subplots(1, len(stats), figsize=(13, 3.8), squeeze=False)
-    axes = axes[0]
-    for ax, stat in zip(axes, stats):
-        d = fig4[fig4.stat == stat].groupby(["metric", "filter"])["value"].mean().reset_index()
-        sns.barplot(d, x="metric", y="value", hue="filter", hue_order=order, order=list(metrics), palette=palette, ax=ax)
-        ax.set(ylim=(max(-1, d["value"].min() - 0.05), min(1, d["value"].max() + 0.02)), xlabel="",
-               ylabel=f"mean {_STAT_LABELS[stat]}")
-        ax.legend_.remove()
-    axes[-1].legend(title="filtered by", fontsize=8, bbox_to_anchor=(1.02, 1), loc="upper left")
-    plt.tight_layout()
-    return fig
+STAT_LABELS = {"r": "Pearson r", "tau": "Kendall τ", "rho": "Spearman ρ"}
 
 
 def filter_summary(fig4: pd.DataFrame, stats: Sequence[str] = tuple(STATS)) -> str:
@@ -627,19 +581,6 @@ def share_changes(props: Mapping[str, dict], R: Mapping[str, Direction], kind: s
     return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
 
 
-def plot_share_change(df: pd.DataFrame, title: str, figsize=(7, 3.6)):
-    """Bars of :func:`share_changes`: one colour per (evaluation set, kept set)."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-    fig, ax = plt.subplots(figsize=figsize)
-    df = df.assign(label=df.evalset + ", " + df.subset.str.replace("VAT (", "").str.rstrip(")") + " VAT")
-    sns.barplot(df, x="group", y="change (pp)", hue="label", ax=ax)
-    ax.axhline(0, color="0.3", lw=0.8)
-    ax.set(title=title, xlabel="", ylabel="kept − all (percentage points)")
-    ax.legend(fontsize=7)
-    return fig
-
-
 def group_change_summary(df: pd.DataFrame, low: str, high: str) -> str:
     """Per evaluation set, the change of groups ``low`` and ``high`` in our VAT."""
     if not len(df):
@@ -680,26 +621,12 @@ def kept_by_difficulty(mean_score: np.ndarray, kept_mask: np.ndarray) -> tuple[f
             100 * kept_mask[mean_score <= q[0]].mean(), 100 * kept_mask[mean_score >= q[1]].mean())
 
 
-def _difficulty(r: Direction) -> tuple[np.ndarray, np.ndarray]:
+def mean_recall_and_kept(r: Direction) -> tuple[np.ndarray, np.ndarray]:
+    """Each segment's mean sentence BERTS-R over the systems, and whether our VAT keeps it."""
     mean_r = r.frames["BERTS-R"].mean(axis=1).to_numpy()
     kept = np.zeros(r.n, bool)
     kept[r.ids["VAT (ours)"]] = True
     return mean_r, kept
-
-
-def plot_kept_difficulty(R: Mapping[str, Direction], keys: Sequence[str]):
-    """Histograms of the mean BERTS-R over systems, kept against filtered-out segments, per set."""
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, len(keys), figsize=(5 * len(keys), 3.4), squeeze=False)
-    for ax, key in zip(axes[0], keys):
-        mean_r, kept = _difficulty(R[key])
-        bins = np.linspace(mean_r.min(), mean_r.max(), 30)
-        ax.hist(mean_r[~kept], bins=bins, alpha=0.6, label="filtered out", density=True)
-        ax.hist(mean_r[kept], bins=bins, alpha=0.6, label="kept", density=True)
-        ax.set(title=key, xlabel="mean BERTS-R over systems", ylabel="density")
-        ax.legend(fontsize=8)
-    plt.tight_layout()
-    return fig
 
 
 def difficulty_summary(R: Mapping[str, Direction], keys: Sequence[str]) -> str:
@@ -707,7 +634,7 @@ def difficulty_summary(R: Mapping[str, Direction], keys: Sequence[str]) -> str:
     if not keys:
         return NO_RUN
     return "; ".join(f"{key}: {mid:.0f}% of the middle 80% kept, {hard:.0f}% of the hardest 10% and {easy:.0f}% "
-                     f"of the easiest 10%" for key in keys for mid, hard, easy in [kept_by_difficulty(*_difficulty(R[key]))])
+                     f"of the easiest 10%" for key in keys for mid, hard, easy in [kept_by_difficulty(*mean_recall_and_kept(R[key]))])
 
 
 def paraphrase_table(r: Direction, paper: Sequence[float] | None = None, paraphrase: str = "refWMTp"
@@ -788,22 +715,6 @@ def random_summary(rand: pd.DataFrame, n_metrics: int = len(EVAL_METRICS)) -> st
             f"percentile of {p.percentile.median():.0f} among random subsets of its size; it beats 97.5% of them in "
             f"{int((p.percentile >= 97.5).sum())} of {len(p)} cases and falls below 97.5% of them in "
             f"{int((p.percentile <= 2.5).sum())}")
-
-
-def plot_random_percentiles(rand: pd.DataFrame, metrics: Sequence[str] = tuple(EVAL_METRICS)):
-    """Percentile of each kept set among random subsets, per metric: Pearson left, Kendall right."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
-    for ax, method in zip(axes, ["pearson", "kendall"]):
-        d = rand[rand.method == method]
-        sns.stripplot(d, x="metric", y="percentile", hue="subset", dodge=True, ax=ax, order=list(metrics), size=4,
-                      alpha=0.8)
-        ax.axhline(50, color="0.4", lw=1, ls="--")
-        ax.set(title="Pearson r" if method == "pearson" else "Kendall τ", xlabel="", ylim=(-3, 103))
-    axes[1].legend_.remove()
-    axes[0].legend(fontsize=8, loc="lower left")
-    return fig
 
 
 def bootstrap_verdicts(R: Mapping[str, Direction], n_resamples: int, seed: int) -> pd.DataFrame:

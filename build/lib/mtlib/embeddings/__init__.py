@@ -1,1 +1,0 @@
-"""Contextual token embeddings: model registry, cached embedding, BERTScore matching."""

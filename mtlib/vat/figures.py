@@ -1,0 +1,103 @@
+"""The variance-aware chapter's figures: each draws what a :mod:`mtlib.vat.study` table holds
+(matplotlib and seaborn are imported when a figure is drawn, so the study runs without them)."""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from mtlib.vat.study import EVAL_METRICS, FILTER_METRICS, STAT_LABELS, STATS, Direction, mean_recall_and_kept
+
+__all__ = ["plot_lambda_sweep", "plot_lambda_groups", "plot_filter_metrics", "plot_share_change", "plot_kept_difficulty", "plot_random_percentiles"]
+
+
+def plot_lambda_sweep(ax, sweep: pd.DataFrame, drop_percent: float, metrics: Sequence[str] = tuple(EVAL_METRICS),
+                      *, label_random: bool = True) -> None:
+    """Mean r against λ per metric: solid VAT, dashed random subsets; a grey line at ``drop_percent``."""
+    for k, m in enumerate(metrics):
+        d = sweep[sweep.metric == m].groupby("lam")[["vat", "random"]].mean()
+        ax.plot(d.index, d["vat"], marker="o", color=f"C{k}", label=f"{m}, VAT" if label_random else m)
+        ax.plot(d.index, d["random"], ls="--", color=f"C{k}", **({"label": f"{m}, random"} if label_random else {}))
+    ax.axvline(drop_percent, color="0.6", lw=1)
+    ax.set(xlabel="λ (percent of segments dropped)" if label_random else "λ", ylabel="mean Pearson r")
+
+
+def plot_lambda_groups(sweep: pd.DataFrame, drop_percent: float, metrics: Sequence[str] = tuple(EVAL_METRICS)):
+    """:func:`plot_lambda_sweep` for to-English and from-English directions side by side (None
+    when the sweep has neither)."""
+    import matplotlib.pyplot as plt
+    groups = [g for g in ["to English", "from English"] if g in set(sweep.get("group", []))]
+    if not groups:
+        return None
+    fig, axes = plt.subplots(1, len(groups), figsize=(5.2 * len(groups), 3.8), sharey=True, squeeze=False)
+    for ax, g in zip(axes[0], groups):
+        plot_lambda_sweep(ax, sweep[sweep.group == g], drop_percent, metrics, label_random=False)
+        ax.set(title=f"{g} ({sweep[sweep.group == g].lp.nunique()} directions)")
+    axes[0, 0].legend(fontsize=8)
+    return fig
+
+
+def plot_filter_metrics(fig4: pd.DataFrame, filter_metrics: Sequence[str] = tuple(FILTER_METRICS),
+                        metrics: Sequence[str] = tuple(EVAL_METRICS), stats: Sequence[str] = tuple(STATS)):
+    """Figure 4 as bars: one panel per statistic, the evaluating metrics on x, one bar per filter."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+    order = ["none (whole set)"] + list(filter_metrics)
+    palette = ["0.7"] + sns.color_palette(n_colors=len(filter_metrics))
+    fig, axes = plt.subplots(1, len(stats), figsize=(13, 3.8), squeeze=False)
+    axes = axes[0]
+    for ax, stat in zip(axes, stats):
+        d = fig4[fig4.stat == stat].groupby(["metric", "filter"])["value"].mean().reset_index()
+        sns.barplot(d, x="metric", y="value", hue="filter", hue_order=order, order=list(metrics), palette=palette, ax=ax)
+        ax.set(ylim=(max(-1, d["value"].min() - 0.05), min(1, d["value"].max() + 0.02)), xlabel="",
+               ylabel=f"mean {STAT_LABELS[stat]}")
+        ax.legend_.remove()
+    axes[-1].legend(title="filtered by", fontsize=8, bbox_to_anchor=(1.02, 1), loc="upper left")
+    plt.tight_layout()
+    return fig
+
+
+def plot_share_change(df: pd.DataFrame, title: str, figsize=(7, 3.6)):
+    """Bars of :func:`share_changes`: one colour per (evaluation set, kept set)."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+    fig, ax = plt.subplots(figsize=figsize)
+    df = df.assign(label=df.evalset + ", " + df.subset.str.replace("VAT (", "").str.rstrip(")") + " VAT")
+    sns.barplot(df, x="group", y="change (pp)", hue="label", ax=ax)
+    ax.axhline(0, color="0.3", lw=0.8)
+    ax.set(title=title, xlabel="", ylabel="kept − all (percentage points)")
+    ax.legend(fontsize=7)
+    return fig
+
+
+def plot_kept_difficulty(R: Mapping[str, Direction], keys: Sequence[str]):
+    """Histograms of the mean BERTS-R over systems, kept against filtered-out segments, per set."""
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, len(keys), figsize=(5 * len(keys), 3.4), squeeze=False)
+    for ax, key in zip(axes[0], keys):
+        mean_r, kept = mean_recall_and_kept(R[key])
+        bins = np.linspace(mean_r.min(), mean_r.max(), 30)
+        ax.hist(mean_r[~kept], bins=bins, alpha=0.6, label="filtered out", density=True)
+        ax.hist(mean_r[kept], bins=bins, alpha=0.6, label="kept", density=True)
+        ax.set(title=key, xlabel="mean BERTS-R over systems", ylabel="density")
+        ax.legend(fontsize=8)
+    plt.tight_layout()
+    return fig
+
+
+def plot_random_percentiles(rand: pd.DataFrame, metrics: Sequence[str] = tuple(EVAL_METRICS)):
+    """Percentile of each kept set among random subsets, per metric: Pearson left, Kendall right."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
+    for ax, method in zip(axes, ["pearson", "kendall"]):
+        d = rand[rand.method == method]
+        sns.stripplot(d, x="metric", y="percentile", hue="subset", dodge=True, ax=ax, order=list(metrics), size=4,
+                      alpha=0.8)
+        ax.axhline(50, color="0.4", lw=1, ls="--")
+        ax.set(title="Pearson r" if method == "pearson" else "Kendall τ", xlabel="", ylim=(-3, 103))
+    axes[1].legend_.remove()
+    axes[0].legend(fontsize=8, loc="lower left")
+    return fig
