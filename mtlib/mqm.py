@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import os
-from pathlib import Path
 
 import numpy as np
 

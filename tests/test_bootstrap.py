@@ -4,7 +4,7 @@ import pytest
 from mtlib.bootstrap import bootstrap_correlations, resample_counts
 from mtlib.data import load_evalset
 from mtlib.metrics import BLEU, TER
-from mtlib.scoring import SystemStats, score_systems
+from mtlib.scoring import score_systems
 
 
 def test_resample_counts():

@@ -9,7 +9,7 @@ import pytest
 
 from mtlib import paths
 from mtlib.data import list_evalsets, load_evalset
-from mtlib.metrics import BLEU, Otem, get_metric
+from mtlib.metrics import BLEU, get_metric
 from mtlib.score_files import main as score_files
 from mtlib.textio import read_lines
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
 from mtlib.bertscore import FOfMeans, SentenceMean, TokenMatches, f_measure
 from mtlib.scoring import SystemStats

@@ -26,7 +26,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from mtlib.bertscore import TokenMatches, exact_matches, f_measure, prf_system_stats
+from mtlib.bertscore import TokenMatches, exact_matches, prf_system_stats
 from mtlib.bootstrap import bootstrap_correlations
 from mtlib.correlation import correlate, correlation_curve, correlation_table, top_systems
 from mtlib.difficulty import da_baseline_curve, da_correlation_curve, da_system_stats, token_difficulty

@@ -31,7 +31,6 @@ statistics), never dropped silently.
 from __future__ import annotations
 
 import re
-import warnings
 from collections import Counter
 from functools import lru_cache
 from typing import Callable, Sequence

@@ -17,8 +17,8 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
+from mtlib.correlation import correlation_with_p
 from mtlib.regemt.ensemble import FittedEnsemble, fit_ensemble, split_by_source
 
 __all__ = ["Evaluation", "evaluate", "spearman_table", "group_bootstrap", "REG_BASE", "REGEMT"]
@@ -27,10 +27,12 @@ REG_BASE, REGEMT = "Reg-base", "RegEMT"
 
 
 def _spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, int]:
+    """Spearman's rho over the pairs where both are defined (NaN below three), and how many
+    pairs were left out."""
     ok = np.isfinite(x) & np.isfinite(y)
-    if ok.sum() < 3 or np.ptp(x[ok]) == 0:
+    if ok.sum() < 3:
         return float("nan"), int((~ok).sum())
-    return float(sps.spearmanr(x[ok], y[ok]).statistic), int((~ok).sum())
+    return correlation_with_p(x[ok], y[ok], "spearman", "b")[0], int((~ok).sum())
 
 
 def spearman_table(scores: pd.DataFrame, human: Sequence[float]) -> pd.DataFrame:
