@@ -41,18 +41,20 @@ def plot_lambda_groups(sweep: pd.DataFrame, drop_percent: float, metrics: Sequen
 
 def plot_filter_metrics(fig4: pd.DataFrame, filter_metrics: Sequence[str] = tuple(FILTER_METRICS),
                         metrics: Sequence[str] = tuple(EVAL_METRICS), stats: Sequence[str] = tuple(STATS)):
-    """Figure 4 as bars: one panel per statistic, the evaluating metrics on x, one bar per filter."""
+    """Figure 4 as changes: one panel per statistic, the evaluating metrics on x, one bar per
+    filtering metric, each bar the mean correlation on the kept set minus that on the whole set
+    (bars start at 0, so a difference of 0.01 looks like one)."""
     import matplotlib.pyplot as plt
     import seaborn as sns
-    order = ["none (whole set)"] + list(filter_metrics)
-    palette = ["0.7"] + sns.color_palette(n_colors=len(filter_metrics))
-    fig, axes = plt.subplots(1, len(stats), figsize=(13, 3.8), squeeze=False)
+    d = fig4.groupby(["stat", "metric", "filter"])["value"].mean().unstack("filter")
+    d = d[list(filter_metrics)].sub(d["none (whole set)"], axis=0).stack().rename("change").reset_index()
+    fig, axes = plt.subplots(1, len(stats), figsize=(13, 3.8), squeeze=False, sharey=True)
     axes = axes[0]
     for ax, stat in zip(axes, stats):
-        d = fig4[fig4.stat == stat].groupby(["metric", "filter"])["value"].mean().reset_index()
-        sns.barplot(d, x="metric", y="value", hue="filter", hue_order=order, order=list(metrics), palette=palette, ax=ax)
-        ax.set(ylim=(max(-1, d["value"].min() - 0.05), min(1, d["value"].max() + 0.02)), xlabel="",
-               ylabel=f"mean {STAT_LABELS[stat]}")
+        sns.barplot(d[d.stat == stat], x="metric", y="change", hue="filter", hue_order=list(filter_metrics),
+                    order=list(metrics), ax=ax)
+        ax.axhline(0, color="0.3", lw=0.8)
+        ax.set(xlabel="", ylabel="change in mean correlation (kept − whole set)", title=STAT_LABELS[stat])
         ax.legend_.remove()
     axes[-1].legend(title="filtered by", fontsize=8, bbox_to_anchor=(1.02, 1), loc="upper left")
     plt.tight_layout()
@@ -98,6 +100,7 @@ def plot_random_percentiles(rand: pd.DataFrame, metrics: Sequence[str] = tuple(E
                       alpha=0.8)
         ax.axhline(50, color="0.4", lw=1, ls="--")
         ax.set(title="Pearson r" if method == "pearson" else "Kendall τ", xlabel="", ylim=(-3, 103))
-    axes[1].legend_.remove()
-    axes[0].legend(fontsize=8, loc="lower left")
+    axes[0].legend_.remove()
+    axes[1].legend(fontsize=8, title="kept set", bbox_to_anchor=(1.02, 1), loc="upper left")  # outside: points at 0 stay visible
+    plt.tight_layout()
     return fig

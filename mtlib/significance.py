@@ -1,0 +1,203 @@
+"""Is metric B's correlation with the humans really higher than metric A's?
+
+Two tests that the WMT metrics tasks (2021 onwards) and google-research/mt-metrics-eval use
+to decide such questions:
+
+* :func:`perm_both`, the paired permutation test PERM-BOTH (Deutsch, Dror and Roth 2021, "A
+  Statistical Analysis of Summarization Evaluation Metrics using Resampling Methods"): both
+  metrics' scores are standardised (z-scores over the items used), then, in each permutation,
+  every item's two scores are swapped with probability 1/2 and the difference of correlations
+  recomputed. The one-sided p-value is the share of permutations whose difference is at least
+  the observed one. Items are systems (system level) or (system, segment) pairs (segment
+  level, optionally grouped by segment or by system and averaged, as mt-metrics-eval's
+  ``average_by``).
+* :func:`pairwise_accuracy`, the share of system pairs that the metric orders as the humans do
+  (Kocmi et al. 2021, "To Ship or Not to Ship"), pooled over language pairs by counting pairs.
+
+Both are vectorised over permutations (one array operation per statistic, not a Python loop
+per permutation), so that every WMT17–19 direction and metric pair can be tested in seconds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+from scipy import stats
+
+from mtlib.correlation import KENDALL_VARIANTS, METHODS, paired
+
+__all__ = ["PermutationResult", "perm_both", "perm_both_systems", "row_correlations", "pairwise_accuracy",
+           "pooled_pairwise_accuracy", "AVERAGE_BY"]
+
+AVERAGE_BY = ("none", "item", "sys")  # mt-metrics-eval's names: pool, by segment, by system
+
+
+@dataclass(frozen=True)
+class PermutationResult:
+    """The outcome of :func:`perm_both`.
+
+    Attributes:
+        corr_a, corr_b: each metric's correlation with the humans (on the raw scores; z-scoring
+            leaves every coefficient unchanged).
+        delta: ``corr_b - corr_a``.
+        pvalue: one-sided p-value of "B correlates better than A" (share of permutations with a
+            difference ≥ ``delta``); ``1 - pvalue`` is about that of the reverse claim.
+        n_permutations: permutations drawn.
+        n: items used (systems, or judged (system, segment) pairs).
+        method: ``pearson``, ``spearman`` or ``kendall`` (Kendall's tau-b).
+    """
+
+    corr_a: float
+    corr_b: float
+    delta: float
+    pvalue: float
+    n_permutations: int
+    n: int
+    method: str
+
+
+def _zscore(x: np.ndarray) -> np.ndarray:
+    sd = x.std()
+    return (x - x.mean()) / sd if sd > 0 else x - x.mean()
+
+
+def _rank_rows(x: np.ndarray) -> np.ndarray:
+    return stats.rankdata(x, axis=1)
+
+
+def _pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson r of each row of ``x`` (k × n) with ``y`` (n); NaN for a constant row."""
+    xc = x - x.mean(axis=1, keepdims=True)
+    yc = y - y.mean()
+    den = np.sqrt((xc ** 2).sum(axis=1) * (yc ** 2).sum())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, xc @ yc / np.where(den > 0, den, 1.0), np.nan)
+
+
+def _kendall_b_rows(x: np.ndarray, y: np.ndarray, chunk_pairs: int = 2_000_000) -> np.ndarray:
+    """Kendall's tau-b of each row of ``x`` with ``y`` from the signs of all pairs (chunks of
+    rows keep memory near ``chunk_pairs`` pair signs)."""
+    n = x.shape[1]
+    i, j = np.triu_indices(n, 1)
+    sy = np.sign(y[i] - y[j])
+    ny = (sy != 0).sum()
+    out = np.empty(x.shape[0])
+    step = max(1, chunk_pairs // max(1, len(i)))
+    for start in range(0, x.shape[0], step):
+        sx = np.sign(x[start:start + step, i] - x[start:start + step, j])
+        nx = (sx != 0).sum(axis=1)
+        den = np.sqrt(nx * float(ny))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[start:start + step] = np.where(den > 0, (sx * sy).sum(axis=1) / np.where(den > 0, den, 1.0), np.nan)
+    return out
+
+
+def row_correlations(x: np.ndarray, y: np.ndarray, method: str = "pearson") -> np.ndarray:
+    """The correlation of each row of ``x`` (k × n) with ``y`` (n): Pearson, Spearman (Pearson
+    of average ranks) or Kendall's tau-b, as scipy computes them; NaN where undefined."""
+    x, y = np.atleast_2d(np.asarray(x, float)), np.asarray(y, float)
+    if method == "pearson":
+        return _pearson_rows(x, y)
+    if method == "spearman":
+        return _pearson_rows(_rank_rows(x), stats.rankdata(y))
+    if method == "kendall":
+        if x.shape[1] <= 2000:
+            return _kendall_b_rows(x, y)
+        return np.array([stats.kendalltau(row, y).statistic for row in x])  # O(n log n) per row
+    raise ValueError(f"unknown correlation method {method!r}; valid: {list(METHODS)}")
+
+
+def _grouped(x: np.ndarray, y: np.ndarray, groups: Sequence[np.ndarray] | None, method: str) -> np.ndarray:
+    """Row-wise correlation, or the mean over groups of columns (NaN groups left out)."""
+    if groups is None:
+        return row_correlations(x, y, method)
+    vals = np.stack([row_correlations(x[:, g], y[g], method) for g in groups], axis=1)
+    with np.errstate(invalid="ignore"):
+        counts = (~np.isnan(vals)).sum(axis=1)
+        return np.where(counts > 0, np.nansum(vals, axis=1) / np.maximum(counts, 1), np.nan)
+
+
+def perm_both(a: Sequence[float], b: Sequence[float], human: Sequence[float | None], method: str = "pearson", *,
+              groups: Sequence[Sequence[int]] | None = None, n_permutations: int = 1000,
+              seed: int | None = None, variant: str = "b") -> PermutationResult:
+    """PERM-BOTH test of "metric ``b`` correlates better with ``human`` than metric ``a``".
+
+    Args:
+        a, b: the two metrics' scores of the same items, in the same order.
+        human: the human scores of the items; ``None``/NaN items are left out of both metrics.
+        method: ``pearson``, ``spearman`` or ``kendall`` (tau-b only: ``variant`` must be ``b``).
+        groups: optional index lists into the items (after nothing is dropped: give judged
+            items only when you group); the correlation is then the mean over groups (NaN
+            groups left out), as mt-metrics-eval's ``average_by="item"``/``"sys"``.
+        n_permutations: permutations (the WMT tasks use 1,000).
+        seed: seeds the generator of the swaps (one draw of an n_permutations × n matrix).
+
+    Raises ValueError for unequal lengths, an unknown method, fewer than 3 usable items or a
+    metric that is constant on them.
+    """
+    if method not in METHODS:
+        raise ValueError(f"perm_both: unknown correlation method {method!r}; valid: {list(METHODS)}")
+    if method == "kendall" and variant != "b":
+        raise ValueError(f"perm_both: Kendall variant {variant!r} not supported (tau-b only; scipy offers "
+                         f"{list(KENDALL_VARIANTS)})")
+    if n_permutations < 1:
+        raise ValueError(f"perm_both: n_permutations must be positive, got {n_permutations}")
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    h = np.array([math.nan if v is None else v for v in human], float)
+    if not len(a) == len(b) == len(h):
+        raise ValueError(f"perm_both: {len(a)} scores of A, {len(b)} of B and {len(h)} human scores")
+    keep = ~np.isnan(h)
+    if groups is not None and not keep.all():
+        raise ValueError("perm_both: with groups, give judged items only (no None/NaN human score)")
+    a, b, h = a[keep], b[keep], h[keep]
+    if len(h) < 3:
+        raise ValueError(f"perm_both: {len(h)} items with a human score; at least 3 are needed")
+    if np.isnan(a).any() or np.isnan(b).any():
+        raise ValueError("perm_both: NaN metric scores on items with a human score")
+    for name, s in (("A", a), ("B", b)):
+        if np.ptp(s) == 0:
+            raise ValueError(f"perm_both: metric {name} is constant on the {len(s)} items; no correlation")
+    groups = None if groups is None else [np.asarray(g, int) for g in groups]
+    za, zb = _zscore(a), _zscore(b)
+    corr_a, corr_b = (float(v) for v in _grouped(np.stack([za, zb]), h, groups, method))
+    delta = corr_b - corr_a
+    swap = np.random.default_rng(seed).random((n_permutations, len(h))) < 0.5
+    pa, pb = np.where(swap, zb, za), np.where(swap, za, zb)
+    deltas = _grouped(pb, h, groups, method) - _grouped(pa, h, groups, method)
+    # the tolerance keeps an exact tie (e.g. the identity swap) counted under float noise
+    p = float(np.mean(np.nan_to_num(deltas, nan=-np.inf) >= delta - 1e-12))
+    return PermutationResult(corr_a, corr_b, delta, p, n_permutations, len(h), method)
+
+
+def perm_both_systems(a: Mapping[str, float], b: Mapping[str, float], human: Mapping[str, float | None],
+                      method: str = "pearson", *, systems: Iterable[str] | None = None, n_permutations: int = 1000,
+                      seed: int | None = None) -> PermutationResult:
+    """:func:`perm_both` at system level from ``{system: score}`` mappings (the systems of
+    ``human`` with a score, or ``systems``), aligned as :func:`mtlib.correlation.correlate` does."""
+    kept, xa, h = paired(a, human, systems)
+    _, xb, _ = paired(b, human, kept)
+    return perm_both(xa, xb, h, method, n_permutations=n_permutations, seed=seed)
+
+
+def pairwise_accuracy(metric: Mapping[str, float], human: Mapping[str, float | None], *,
+                      systems: Iterable[str] | None = None) -> tuple[int, int]:
+    """(agreeing pairs, pairs): system pairs whose metric difference has the sign of the human
+    difference (a tie agrees only with a tie, as mt-metrics-eval's ``Agreement``), over the
+    systems with a human score (or ``systems``)."""
+    kept, x, y = paired(metric, human, systems)
+    i, j = np.triu_indices(len(kept), 1)
+    return int((np.sign(x[i] - x[j]) == np.sign(y[i] - y[j])).sum()), len(i)
+
+
+def pooled_pairwise_accuracy(per_direction: Iterable[tuple[Mapping[str, float], Mapping[str, float | None]]]
+                             ) -> float:
+    """Pairwise accuracy pooled over directions ((metric, human) per direction): agreeing pairs
+    over all pairs, as Kocmi et al. 2021 pool language pairs. NaN without any pair."""
+    agree = total = 0
+    for metric, human in per_direction:
+        a, n = pairwise_accuracy(metric, human)
+        agree, total = agree + a, total + n
+    return agree / total if total else math.nan

@@ -1,0 +1,120 @@
+"""PERM-BOTH and pairwise accuracy against scipy and hand-computed cases."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from mtlib.significance import (PermutationResult, pairwise_accuracy, perm_both, perm_both_systems,
+                                pooled_pairwise_accuracy, row_correlations)
+
+RNG = np.random.default_rng(0)
+HUMAN = RNG.normal(size=12)
+GOOD = HUMAN + RNG.normal(scale=0.3, size=12)
+NOISY = HUMAN + RNG.normal(scale=1.5, size=12)
+
+
+@pytest.mark.parametrize("method, scipy_fn", [("pearson", stats.pearsonr), ("spearman", stats.spearmanr),
+                                              ("kendall", stats.kendalltau)])
+def test_row_correlations_equal_scipys(method, scipy_fn):
+    x = np.round(RNG.normal(size=(5, 12)), 1)  # rounding makes ties, which tau-b and Spearman must handle
+    x[2, :4] = x[2, 0]
+    y = np.round(HUMAN, 1)
+    want = [scipy_fn(row, y).statistic for row in x]
+    assert row_correlations(x, y, method) == pytest.approx(want, abs=1e-12)
+    assert np.isnan(row_correlations(np.ones((1, 12)), y, method)[0])  # constant row: undefined
+    with pytest.raises(ValueError, match="unknown correlation method"):
+        row_correlations(x, y, "cosine")
+
+
+def test_kendall_on_long_rows_uses_scipy():
+    x, y = RNG.normal(size=(2, 2100)), RNG.normal(size=2100)
+    assert row_correlations(x, y, "kendall") == pytest.approx([stats.kendalltau(r, y).statistic for r in x])
+
+
+@pytest.mark.parametrize("method", ["pearson", "spearman", "kendall"])
+def test_perm_both_matches_scipys_exact_paired_permutation_test(method):
+    """With 8 items scipy enumerates all 256 swaps; our Monte Carlo p must lie near its exact p."""
+    h, a, b = HUMAN[:8], NOISY[:8], GOOD[:8]
+    za, zb = (a - a.mean()) / a.std(), (b - b.mean()) / b.std()
+
+    def stat(x, y):
+        return row_correlations(np.stack([y]), h, method)[0] - row_correlations(np.stack([x]), h, method)[0]
+
+    exact = stats.permutation_test((za, zb), stat, permutation_type="samples", alternative="greater",
+                                   vectorized=False, n_resamples=10_000)
+    res = perm_both(a, b, h, method, n_permutations=40_000, seed=3)
+    assert res.delta == pytest.approx(exact.statistic)
+    assert res.pvalue == pytest.approx(exact.pvalue, abs=0.01)  # 4 standard errors of 40,000 draws at p = 0.5
+    assert 0 < res.pvalue < 1
+
+
+def test_perm_both_values_and_hand_cases():
+    res = perm_both(NOISY, GOOD, HUMAN, "pearson", n_permutations=2000, seed=1)
+    assert isinstance(res, PermutationResult) and res.n == 12 and res.n_permutations == 2000
+    assert res.corr_a == pytest.approx(stats.pearsonr(NOISY, HUMAN).statistic)
+    assert res.corr_b == pytest.approx(stats.pearsonr(GOOD, HUMAN).statistic)
+    assert res.delta == pytest.approx(res.corr_b - res.corr_a) and res.delta > 0
+    assert res.pvalue < 0.05  # GOOD tracks the humans far better
+    reverse = perm_both(GOOD, NOISY, HUMAN, "pearson", n_permutations=2000, seed=1)
+    assert reverse.pvalue > 0.95 and reverse.delta == pytest.approx(-res.delta)
+    # the same metric twice: every swap leaves the difference at 0, so p is exactly 1
+    assert perm_both(GOOD, GOOD, HUMAN, "kendall", n_permutations=50, seed=0).pvalue == 1.0
+    # a metric rescaled is the same metric: z-scoring makes the swaps harmless too
+    assert perm_both(GOOD, 100 * GOOD + 7, HUMAN, "pearson", n_permutations=50, seed=0).pvalue == 1.0
+    # seeded
+    again = perm_both(NOISY, GOOD, HUMAN, "pearson", n_permutations=2000, seed=1)
+    assert again.pvalue == res.pvalue
+    assert perm_both(NOISY, GOOD, HUMAN, "pearson", n_permutations=2000, seed=2).pvalue != res.pvalue
+
+
+def test_perm_both_drops_unjudged_items_and_groups():
+    human = list(HUMAN)
+    human[3] = None
+    res = perm_both(NOISY, GOOD, human, "spearman", n_permutations=100, seed=0)
+    keep = [i for i in range(12) if i != 3]
+    assert res.n == 11 and res.corr_b == pytest.approx(stats.spearmanr(GOOD[keep], HUMAN[keep]).statistic)
+    groups = [[0, 1, 2, 3, 4, 5], [6, 7, 8, 9, 10, 11]]
+    grouped = perm_both(NOISY, GOOD, HUMAN, "kendall", groups=groups, n_permutations=100, seed=0)
+    assert grouped.corr_b == pytest.approx(np.mean([stats.kendalltau(GOOD[g], HUMAN[g]).statistic for g in groups]))
+    with pytest.raises(ValueError, match="judged items only"):
+        perm_both(NOISY, GOOD, human, "kendall", groups=groups)
+
+
+def test_perm_both_refuses_bad_input():
+    with pytest.raises(ValueError, match="12 scores of A, 11 of B and 12 human"):
+        perm_both(NOISY, GOOD[:11], HUMAN)
+    with pytest.raises(ValueError, match="unknown correlation method 'cosine'"):
+        perm_both(NOISY, GOOD, HUMAN, "cosine")
+    with pytest.raises(ValueError, match="tau-b only"):
+        perm_both(NOISY, GOOD, HUMAN, "kendall", variant="c")
+    with pytest.raises(ValueError, match="metric A is constant"):
+        perm_both(np.ones(12), GOOD, HUMAN)
+    with pytest.raises(ValueError, match="2 items with a human score"):
+        perm_both([1, 2, 3], [3, 1, 2], [1, None, 2])
+    with pytest.raises(ValueError, match="NaN metric scores"):
+        perm_both([1, np.nan, 3, 4], [3, 1, 2, 4], [1, 2, 3, 4])
+    with pytest.raises(ValueError, match="n_permutations must be positive"):
+        perm_both(NOISY, GOOD, HUMAN, n_permutations=0)
+
+
+def test_perm_both_systems_aligns_by_name():
+    names = [f"s{i}" for i in range(12)]
+    human = dict(zip(names, HUMAN))
+    human["s3"] = None
+    a, b = dict(zip(names, NOISY)), dict(zip(reversed(names), GOOD[::-1]))  # order does not matter
+    res = perm_both_systems(a, b, human, "pearson", n_permutations=100, seed=0)
+    keep = [i for i in range(12) if i != 3]
+    assert res.n == 11 and res.corr_a == pytest.approx(stats.pearsonr(NOISY[keep], HUMAN[keep]).statistic)
+
+
+def test_pairwise_accuracy_by_hand():
+    human = {"A": 3.0, "B": 2.0, "C": 1.0, "D": None}
+    assert pairwise_accuracy({"A": 0.9, "B": 0.5, "C": 0.1, "D": 0.0}, human) == (3, 3)
+    assert pairwise_accuracy({"A": 0.1, "B": 0.5, "C": 0.9, "D": 0.0}, human) == (0, 3)
+    # a metric tie (A = B) disagrees with a human difference; B > C and A > C agree
+    assert pairwise_accuracy({"A": 0.5, "B": 0.5, "C": 0.1, "D": 0.0}, human) == (2, 3)
+    # pooled: (3 + 0) agreeing of (3 + 1) pairs
+    pooled = pooled_pairwise_accuracy([({"A": 0.9, "B": 0.5, "C": 0.1}, {"A": 3, "B": 2, "C": 1}),
+                                       ({"X": 1.0, "Y": 2.0}, {"X": 2, "Y": 1})])
+    assert pooled == pytest.approx(3 / 4)
+    assert np.isnan(pooled_pairwise_accuracy([]))
