@@ -378,3 +378,117 @@ def test_progress_bars_are_dropped_and_warnings_kept():
     assert nb["cells"][0]["outputs"] == [
         {"output_type": "stream", "name": "stderr", "text": "UserWarning: 2 of 5200 pairs have no value\n"},
         {"output_type": "stream", "name": "stdout", "text": "10%|█| 1/10 [printed on purpose\n"}]
+
+
+# -- reruns: what run takes, progress while it runs, and its folder as HTML --------------------
+def test_run_help_lists_notebooks_profiles_and_the_params_command(capsys):
+    with pytest.raises(SystemExit) as done:
+        nbr.main(["run", "--help"])
+    out = capsys.readouterr().out
+    assert done.value.code == 0
+    for name in nbr.list_notebooks():
+        profiles = ", ".join(nbr.load_profiles()[name])
+        assert any(line.split() == [name, "profiles:", *profiles.split()] for line in out.splitlines()), name
+    assert "python -m mtlib.book params NAME" in out
+
+
+def test_params_shows_defaults_comments_and_each_profiles_value(capsys):
+    import re
+    assert nbr.main(["params", "own_data"]) == 0
+    out = capsys.readouterr().out
+    profiles = nbr.load_profiles()["own_data"]
+    assert re.search(r"^# bootstrap resamples.*\nn_resamples = \d+\n"
+                     rf"    small: {profiles['small']['n_resamples']}\n    full:  {profiles['full']['n_resamples']}\n",
+                     out, flags=re.M)
+    assert "folder = None\n    small: null\n    full:  null\nlanguage_pair = \"de-en\"\n" in out
+    assert nbr.main(["params", "nosuch"]) == 2
+    assert "error: no notebook" in capsys.readouterr().err
+
+
+def test_parameter_cell_keeps_each_comment_with_its_assignment(tmp_path):
+    import nbformat
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell('profile = "small"\n\n# sizes\n# (segments)\nn = [\n    1,\n]\nm = 2  # same\n')
+    cell.metadata["tags"] = ["parameters"]
+    nb.cells = [cell]
+    nbformat.write(nb, tmp_path / "p.ipynb")
+    assert nbr.parameter_cell(tmp_path / "p.ipynb") == [
+        {"name": "profile", "source": 'profile = "small"', "comment": ""},
+        {"name": "n", "source": "n = [\n    1,\n]", "comment": "# sizes\n# (segments)"},
+        {"name": "m", "source": "m = 2  # same", "comment": ""}]
+
+
+def _rerun_repo(tmp_path, monkeypatch) -> Path:
+    """A clone in miniature: the repository's config and extensions, one notebook that glues a
+    sentence and prints a value no second execution could repeat."""
+    import shutil
+
+    import nbformat
+    from mtlib.book.repository import BOOK_ENV
+    repo = tmp_path / "repo"
+    (repo / "book").mkdir(parents=True)
+    for name in ("_config.yml", "_toc.yml"):
+        shutil.copy(REPO.root / name, repo / name)
+    shutil.copytree(REPO.book / "_ext", repo / "book" / "_ext", ignore=shutil.ignore_patterns("__pycache__"))
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    params = nbformat.v4.new_code_cell('profile = "small"\nx = 1')
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [nbformat.v4.new_markdown_cell("# Toy chapter\n\nThe run says: {glue:md}`verdict`."), params,
+                nbformat.v4.new_code_cell("from IPython.display import Markdown\nfrom myst_nb import glue\n"
+                                          "glue('verdict', Markdown(f'it found **{x + 41}** answers'), display=False)"),
+                nbformat.v4.new_code_cell("import uuid\nprint('token', uuid.uuid4().hex)")]
+    (repo / "notebooks").mkdir()
+    nbformat.write(nb, repo / "notebooks" / "toy.ipynb")
+    (repo / "notebooks" / "profiles.yml").write_text("toy:\n  small:\n    x: 1\n")
+    monkeypatch.setenv(BOOK_ENV, str(repo))
+    return repo
+
+
+def test_rerun_prints_a_line_per_cell(tmp_path, monkeypatch, capsys):
+    import re
+    _rerun_repo(tmp_path, monkeypatch)
+    out = tmp_path / "runs" / "mine"
+    assert nbr.main(["run", "--profile", "small", "--out", str(out), "--progress"]) == 0
+    err = capsys.readouterr().err
+    cells = re.findall(r"^toy \[\d+:\d\d\] cell (\d)/(\d): (.*)$", err, flags=re.M)
+    assert [(n, total) for n, total, _ in cells] == [("1", "4"), ("2", "4"), ("3", "4"), ("4", "4")]
+    assert cells[0][2] == 'profile = "small"' and cells[3][2] == "import uuid"  # injected parameters second
+    assert re.search(r"^toy \[\d+:\d\d\] done$", err, flags=re.M)
+
+
+@pytest.mark.slow
+def test_rerun_renders_its_folder_as_html_without_executing_again(tmp_path, monkeypatch, capsys):
+    import re
+    _rerun_repo(tmp_path, monkeypatch)
+    out = tmp_path / "runs" / "mine"
+    assert nbr.main(["run", "--profile", "small", "--out", str(out), "--html", "-p", "x", "2"]) == 0
+    captured = capsys.readouterr()
+    assert " cell 1/" not in captured.err  # no progress lines by default: pytest's stderr is not a terminal
+    assert f"wrote {out / 'html' / 'index.html'}" in captured.out
+    page = (out / "html" / "toy.html").read_text(encoding="utf-8")
+    assert "The run says: it found <strong>43</strong> answers." in page and "{glue" not in page
+    token = re.search(r"token [0-9a-f]{32}", (out / "toy.ipynb").read_text()).group()
+    assert token in page  # rendered as executed, not executed again
+    index = (out / "html" / "index.html").read_text(encoding="utf-8")
+    assert 'href="toy.html"' in index and '<span class="pre">x:</span>' in index  # the override is named
+    assert nbr.main(["html", str(out)]) == 0  # an earlier build is replaced
+    assert (out / "html" / "toy.html").read_text(encoding="utf-8") == page
+
+
+def test_html_refuses_what_is_not_a_run_folder(tmp_path, capsys):
+    assert nbr.main(["html", str(tmp_path / "nosuch")]) == 2
+    assert f"error: no folder {tmp_path / 'nosuch'}" in capsys.readouterr().err
+    (tmp_path / "plain.ipynb").write_text(json.dumps({"cells": [], "metadata": {}}))
+    assert nbr.main(["html", str(tmp_path)]) == 2
+    assert "holds no notebook executed by python -m mtlib.book run" in capsys.readouterr().err
+    nb = json.loads((REPO.book / "own_data.ipynb").read_text())
+    (tmp_path / "own_data.ipynb").write_text(json.dumps(nb))
+    (tmp_path / "html").mkdir()
+    assert nbr.main(["html", str(tmp_path)]) == 2
+    assert "html exists and is not an earlier HTML build" in capsys.readouterr().err
+    assert nbr.main(["html", str(REPO.book)]) == 2
+    assert "book/ is the book itself" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as done:
+        nbr.main(["run", "--only", "own_data", "--html"])
+    assert done.value.code == 2 and "--html renders a run folder" in capsys.readouterr().err

@@ -14,6 +14,9 @@ Usage::
     python -m mtlib.book run --profile full            # all notebooks into book/
     python -m mtlib.book run --profile small --out runs/small --only wmt19_baselines
     python -m mtlib.book check                         # is book/ up to date?
+    python -m mtlib.book params own_data               # its parameters, defaults and profiles
+    python -m mtlib.book html runs/small               # a run folder as HTML, not re-executed
+    python -m mtlib.book run --profile small --out runs/mine --only own_data --html   # both at once
 
 The repository is found explicitly (:func:`~mtlib.book.repository.find_repository`: the
 current folder or a parent, or ``MTLIB_BOOK``); every function also takes its folders.
@@ -27,10 +30,12 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
-from typing import Sequence
+from typing import Sequence, TextIO
 
 import yaml
 
@@ -38,7 +43,8 @@ from mtlib.book import provenance
 from mtlib.book.repository import find_repository
 
 __all__ = ["list_notebooks", "load_profiles", "source_hash", "executed_hash", "declared_parameters",
-           "run_notebook", "run_all", "output_problems", "check_book", "main"]
+           "parameter_cell", "describe_parameters", "run_notebook", "run_all", "build_html", "output_problems",
+           "check_book", "main"]
 
 PROFILES_NAME = "profiles.yml"
 # Chapters whose executed copy is known to be stale, each with the reason a reader is shown.
@@ -171,6 +177,64 @@ def declared_parameters(path: Path) -> list[str]:
     return sorted(pm.inspect_notebook(str(path)))
 
 
+def parameter_cell(path: Path) -> list[dict]:
+    """Each assignment of the notebook's ``parameters`` cell, in order: ``name``, its ``source``
+    (the default as written) and the ``comment`` lines right above it (the notebooks document
+    their parameters there, so that is what a reader of ``params`` needs)."""
+    import ast
+
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    cells = [c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", [])]
+    if not cells:
+        raise ValueError(f"{path}: no cell tagged 'parameters'")
+    lines = _joined(cells[0]["source"]).splitlines()
+    entries, done = [], 0  # done: lines already shown with an earlier assignment
+    for node in ast.parse("\n".join(lines)).body:
+        first, last = node.lineno - 1, node.end_lineno
+        above = first
+        while above > done and lines[above - 1].lstrip().startswith("#"):
+            above -= 1
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        if names:
+            entries.append({"name": names[0], "source": "\n".join(lines[first:last]),
+                            "comment": "\n".join(lines[above:first])})
+        done = last
+    return entries
+
+
+def _yaml_inline(value) -> str:
+    """A value as ``-p NAME VALUE`` takes it (YAML, one line)."""
+    text = yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=10**6).strip()
+    return text.removesuffix("\n...").strip()
+
+
+def describe_parameters(name: str, notebook_dir: Path | None = None, profiles: dict | None = None) -> str:
+    """The ``parameters`` cell of a notebook with each profile's value under each parameter it
+    sets: what ``-p`` may override and what ``--profile`` already sets."""
+    notebook_dir = find_repository().notebooks if notebook_dir is None else Path(notebook_dir)
+    src = notebook_dir / f"{name}.ipynb"
+    if not src.exists():
+        raise FileNotFoundError(f"no notebook {src}; notebooks: {list_notebooks(notebook_dir)}")
+    profiles = load_profiles(notebook_dir / PROFILES_NAME) if profiles is None else profiles
+    own = profiles.get(name) or {}
+    out = [f"{name}: the cell tagged 'parameters' of {src.parent.name}/{src.name}; under a parameter, "
+           f"the value each profile of {PROFILES_NAME} gives it",
+           f"override one: python -m mtlib.book run --profile {next(iter(own), BOOK_PROFILE)} --out runs/NAME "
+           f"--only {name} -p PARAMETER YAML_VALUE", ""]
+    width = max((len(p) for p in own), default=0)
+    for entry in parameter_cell(src):
+        if entry["comment"]:
+            out.append(entry["comment"])
+        out.append(entry["source"])
+        if entry["name"] == "profile":
+            out.append("    (set by --profile: " + ", ".join(own) + ")")
+            continue
+        out += [f"    {p + ':':<{width + 1}} {_yaml_inline(values[entry['name']])}"
+                for p, values in own.items() if entry["name"] in (values or {})]
+    return "\n".join(out)
+
+
 def _check_parameters(name: str, src: Path, given: dict) -> None:
     declared = declared_parameters(src)
     unknown = sorted(set(given) - set(declared))
@@ -192,8 +256,11 @@ def _check_out_dir(out_dir: Path, book_dir: Path) -> None:
 def run_notebook(name: str, profile: str, out_dir: Path, *, notebook_dir: Path | None = None,
                  book_dir: Path | None = None, profiles: dict | None = None,
                  extra_parameters: dict | None = None, log_output: bool = False,
-                 allow_book_overrides: bool = False) -> Path:
+                 allow_book_overrides: bool = False, progress: TextIO | None = None) -> Path:
     """Executes one notebook with a profile; returns the executed copy's path.
+
+    ``progress``: a stream that gets a line as each code cell starts (its number, the time so
+    far and its first line), since a chapter may run for minutes without printing.
 
     The notebook is executed into a temporary folder and moved into ``out_dir`` only when it
     ran to the end, so a failure never replaces an existing copy. ``book/`` takes only the
@@ -209,7 +276,7 @@ def run_notebook(name: str, profile: str, out_dir: Path, *, notebook_dir: Path |
     notebook_dir, book_dir = _folders(notebook_dir, book_dir)
     job = _prepare(name, profile, Path(out_dir), notebook_dir, book_dir, profiles, extra_parameters,
                    allow_book_overrides)
-    return _execute(job, log_output=log_output)
+    return _execute(job, log_output=log_output, progress=progress)
 
 
 def _folders(notebook_dir: Path | None, book_dir: Path | None) -> tuple[Path, Path]:
@@ -242,7 +309,52 @@ def _prepare(name: str, profile: str, out_dir: Path, notebook_dir: Path, book_di
                 extra=extra)
 
 
-def _execute(job: dict, *, log_output: bool) -> Path:
+def _minutes(seconds: float) -> str:
+    return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
+
+
+def _progress_printer(name: str, stream: TextIO):
+    """What the engine calls as a cell starts: a line per code cell, numbered among the code cells
+    of the notebook papermill runs (the provenance cell the runner appends is not shown)."""
+    start, number = time.monotonic(), {}  # cell index -> its number among the code cells
+
+    def cell_started(nb, cell, index) -> None:
+        if not number:
+            code = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.source != _PROVENANCE_CELL]
+            number.update({i: k + 1 for k, i in enumerate(code)})
+        if index not in number:
+            return
+        first = next((line.strip() for line in cell.source.splitlines()
+                      if line.strip() and not line.lstrip().startswith("#")), "")
+        first = first if len(first) <= 60 else first[:59] + "…"
+        print(f"{name} [{_minutes(time.monotonic() - start)}] cell {number[index]}/{len(number)}: {first}",
+              file=stream, flush=True)
+
+    return cell_started
+
+
+def _engine():
+    """papermill's nbclient engine with a hook as each cell starts, registered as ``mtlib``."""
+    from papermill.engines import NBClientEngine, papermill_engines
+
+    class ProgressEngine(NBClientEngine):
+        @classmethod
+        def execute_managed_notebook(cls, nb_man, kernel_name, cell_started=None, **kwargs):
+            if cell_started is not None:
+                papermill_start = nb_man.cell_start
+
+                def cell_start(cell, cell_index=None, **kw):
+                    cell_started(nb_man.nb, cell, cell_index)
+                    return papermill_start(cell, cell_index, **kw)
+
+                nb_man.cell_start = cell_start
+            return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
+
+    papermill_engines.register("mtlib", ProgressEngine)
+    return "mtlib"
+
+
+def _execute(job: dict, *, log_output: bool, progress: TextIO | None = None) -> Path:
     """Runs a prepared job (:func:`_prepare`) and writes the executed copy."""
     import nbformat
     import papermill as pm
@@ -255,13 +367,17 @@ def _execute(job: dict, *, log_output: bool) -> Path:
     source_nb = nbformat.read(src, as_version=4)
     source_nb.cells.append(nbformat.v4.new_code_cell(_PROVENANCE_CELL))
     nbformat.write(source_nb, to_run)
+    hook = {} if progress is None else {"cell_started": _progress_printer(name, progress)}
+    started = time.monotonic()
     try:
         pm.execute_notebook(str(to_run), str(partial), parameters={**params, **extra, "profile": profile},
                             kernel_name="python3", cwd=str(notebook_dir), log_output=log_output,
-                            progress_bar=False)
+                            progress_bar=False, engine_name=_engine(), **hook)
     except Exception as err:
         raise RuntimeError(f"notebook {name!r} failed with profile {profile!r} "
                            f"(partial output in {partial}; {out_dir} is unchanged): {err}") from err
+    if progress is not None:
+        print(f"{name} [{_minutes(time.monotonic() - started)}] done", file=progress, flush=True)
     nb = nbformat.read(partial, as_version=4)
     ran_with = _take_provenance(nb)
     drop_progress_bars(nb)
@@ -287,7 +403,8 @@ def _execute(job: dict, *, log_output: bool) -> Path:
 
 def run_all(profile: str, out_dir: Path, only: Sequence[str] | None = None, *, notebook_dir: Path | None = None,
             book_dir: Path | None = None, profiles: dict | None = None, extra_parameters: dict | None = None,
-            log_output: bool = False, allow_book_overrides: bool = False) -> list[Path]:
+            log_output: bool = False, allow_book_overrides: bool = False,
+            progress: TextIO | None = None) -> list[Path]:
     """Runs the named notebooks (default: all); every run is checked before any starts."""
     notebook_dir, book_dir = _folders(notebook_dir, book_dir)
     available = list_notebooks(notebook_dir)
@@ -298,7 +415,102 @@ def run_all(profile: str, out_dir: Path, only: Sequence[str] | None = None, *, n
     profiles = profiles or load_profiles(notebook_dir / PROFILES_NAME)
     jobs = [_prepare(n, profile, Path(out_dir), notebook_dir, book_dir, profiles, extra_parameters,
                      allow_book_overrides) for n in names]
-    return [_execute(job, log_output=log_output) for job in jobs]
+    return [_execute(job, log_output=log_output, progress=progress) for job in jobs]
+
+
+def _executed_notebooks(folder: Path) -> list[Path]:
+    """The notebooks in ``folder`` that this runner executed (they carry its record)."""
+    found = []
+    for path in sorted(folder.glob("*.ipynb")):
+        try:
+            if "mtlib" in json.loads(path.read_text(encoding="utf-8")).get("metadata", {}):
+                found.append(path)
+        except ValueError:
+            continue
+    return found
+
+
+def build_html(folder: Path, *, repo_root: Path | None = None, progress: TextIO | None = None) -> Path:
+    """Renders the executed notebooks of a run folder as HTML with the book's look, without
+    executing them again; returns ``FOLDER/html/index.html``.
+
+    An executed copy opened in JupyterLab shows its ``{glue:md}`` placeholders raw, and
+    ``jupyter-book build`` on one notebook re-executes it. So this writes a small Jupyter Book
+    project in a temporary folder (the repository's ``_config.yml`` with execution off and its
+    local extensions, a ``_toc.yml`` of the run's notebooks, an index page of what ran with which
+    profile and overrides), builds it and copies ``_build/html`` to ``FOLDER/html``.
+
+    Raises:
+        FileNotFoundError: no such folder, or no ``jupyter-book``.
+        ValueError: ``folder`` is ``book/`` or holds no notebook executed by the runner, or
+            ``FOLDER/html`` exists and is not an earlier build.
+        RuntimeError: the build failed (the end of its output is in the message).
+    """
+    root = find_repository().root if repo_root is None else Path(repo_root)
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"no folder {folder}")
+    if _is_book(folder, root / "book"):
+        raise ValueError("book/ is the book itself: build it with jupyter-book build .")
+    notebooks = _executed_notebooks(folder)
+    if not notebooks:
+        raise ValueError(f"{folder} holds no notebook executed by python -m mtlib.book run "
+                         f"(execute one: python -m mtlib.book run --profile small --out {folder} --only NAME)")
+    html = folder / "html"
+    if html.exists() and not (html / ".buildinfo").exists():
+        raise ValueError(f"{html} exists and is not an earlier HTML build: move it away first (nothing is overwritten)")
+    exe = Path(sys.executable).parent / "jupyter-book"
+    exe = str(exe) if exe.exists() else shutil.which("jupyter-book")
+    if exe is None:
+        raise FileNotFoundError("jupyter-book not found: install the book extra (pip install -e \".[book]\")")
+
+    project = Path(tempfile.mkdtemp(prefix="mtlib-html-"))
+    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
+    config["title"] = f"{config.get('title', 'mtlib')}: run {folder.resolve().name}"
+    config["execute"] = {"execute_notebooks": "off"}
+    sphinx = config.setdefault("sphinx", {})
+    sphinx["local_extensions"] = {ext: str((root / path).resolve())
+                                  for ext, path in (sphinx.get("local_extensions") or {}).items()}
+    chapters = []
+    for path in notebooks:
+        shutil.copy2(path, project / path.name)
+        chapters.append({"file": path.stem})
+    cites = any("{cite" in "".join(_joined(c["source"])) for path in notebooks
+                for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "markdown")
+    if cites:  # sphinxcontrib-bibtex resolves citations against a bibliography page
+        for bib in config.get("bibtex_bibfiles", []):
+            shutil.copy2(root / bib, project / Path(bib).name)
+        config["bibtex_bibfiles"] = [Path(b).name for b in config.get("bibtex_bibfiles", [])]
+        (project / "references.md").write_text("# References\n\n```{bibliography}\n:filter: cited\n```\n",
+                                               encoding="utf-8")
+        chapters.append({"file": "references"})
+    else:
+        config.pop("bibtex_bibfiles", None)
+    (project / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    (project / "_toc.yml").write_text(yaml.safe_dump({"format": "jb-book", "root": "index", "chapters": chapters},
+                                                     sort_keys=False), encoding="utf-8")
+    rows = []
+    for path in notebooks:
+        meta = json.loads(path.read_text(encoding="utf-8"))["metadata"]["mtlib"]
+        overrides = ", ".join(f"`{k}: {_yaml_inline(v)}`" for k, v in (meta.get("overrides") or {}).items())
+        rows.append(f"| {{doc}}`{path.stem}` | {meta.get('profile')} | {overrides or 'none'} |")
+    (project / "index.md").write_text(
+        f"# Run {folder.resolve().name}\n\nThe notebooks executed by `python -m mtlib.book run` into `{folder}`, "
+        "shown as they ran (not re-executed). The published book is the `full` profile without overrides.\n\n"
+        "| Chapter | Profile | Overrides |\n|---|---|---|\n" + "\n".join(rows) + "\n", encoding="utf-8")
+
+    if progress is not None:
+        print(f"building HTML of {len(notebooks)} notebook(s) in {project}", file=progress, flush=True)
+    result = subprocess.run([exe, "build", str(project)], capture_output=True, text=True)
+    built = project / "_build" / "html"
+    if result.returncode != 0 or not (built / "index.html").exists():
+        raise RuntimeError(f"jupyter-book build of {folder} failed (project kept in {project}):\n"
+                           + (result.stdout + result.stderr)[-3000:])
+    if html.exists():
+        shutil.rmtree(html)
+    shutil.copytree(built, html)
+    shutil.rmtree(project, ignore_errors=True)
+    return html / "index.html"
 
 
 def output_problems(path: Path) -> list[str]:
@@ -397,24 +609,61 @@ def _chapter_problems(book_dir: Path, notebook_dir: Path) -> list[str]:
     return problems
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _catalogue(repo) -> str:
+    """The notebooks and their profiles, for ``run --help`` (what --only and --profile take)."""
+    if repo is None:
+        return "No book repository found here, so no notebooks to list (set MTLIB_BOOK or run in a clone)."
+    try:
+        profiles = load_profiles(repo.profiles)
+    except (OSError, ValueError, yaml.YAMLError) as err:
+        profiles = {}
+        note = f"  ({PROFILES_NAME} unreadable: {err})\n"
+    else:
+        note = ""
+    names = list_notebooks(repo.notebooks)
+    width = max((len(n) for n in names), default=0)
+    rows = [f"  {n:<{width}}  profiles: {', '.join(profiles.get(n) or {}) or 'none'}" for n in names]
+    return (f"notebooks (--only) and their profiles (--profile; notebooks/{PROFILES_NAME}):\n" + note
+            + "\n".join(rows) + "\n\nA notebook's parameters, their defaults and each profile's values: "
+            "python -m mtlib.book params NAME")
+
+
+def _parser(repo) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m mtlib.book", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
-    run = sub.add_parser("run", help="execute notebooks with a profile")
-    run.add_argument("--profile", default=BOOK_PROFILE)
+    run = sub.add_parser("run", help="execute notebooks with a profile", epilog=_catalogue(repo),
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    run.add_argument("--profile", default=BOOK_PROFILE, help=f"a profile of {PROFILES_NAME} (default: %(default)s)")
     run.add_argument("--out", type=Path, default=None, help=f"output folder (default: book/ for {BOOK_PROFILE!r})")
-    run.add_argument("--only", nargs="*", help="notebook names (default: all)")
+    run.add_argument("--only", nargs="*", help="notebook names (default: all; listed below)")
     run.add_argument("-p", "--param", nargs=2, action="append", default=[], metavar=("NAME", "YAML_VALUE"),
                      help="override a parameter, e.g. -p n_segments 50 (refused for book/ unless "
                           "--allow-book-overrides)")
     run.add_argument("--allow-book-overrides", action="store_true",
                      help="write overridden runs into book/ anyway (check then reports them)")
+    run.add_argument("--html", action="store_true",
+                     help="then render the --out folder as HTML in OUT/html, as the html command does")
+    shown = run.add_mutually_exclusive_group()
+    shown.add_argument("--quiet", action="store_true",
+                       help="no progress lines (by default, a line per cell when stderr is a terminal)")
+    shown.add_argument("--progress", action="store_true", help="progress lines even when stderr is not a terminal")
     sub.add_parser("check", help="report executed notebooks in book/ that are stale")
-    args = parser.parse_args(argv)
+    params = sub.add_parser("params", help="a notebook's parameters: defaults, comments, profile values")
+    params.add_argument("name", help="a notebook (python -m mtlib.book run --help lists them)")
+    html = sub.add_parser("html", help="render a run folder as HTML with the book's look, without re-executing")
+    html.add_argument("folder", type=Path, help="a folder that python -m mtlib.book run --out wrote")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
     try:
-        repo = find_repository()
+        repo, missing = find_repository(), None
     except FileNotFoundError as err:
-        print(f"error: {err}", file=sys.stderr)
+        repo, missing = None, err
+    parser = _parser(repo)
+    args = parser.parse_args(argv)
+    if repo is None:
+        print(f"error: {missing}", file=sys.stderr)
         return 2
     if args.cmd == "check":
         problems = check_book(repo.book, repo.notebooks)
@@ -423,21 +672,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\n".join(problems) if problems else "book/ is up to date" + (" but for the known stale chapters above"
                                                                              if known_stale(repo.book) else ""))
         return 1 if problems else 0
+    try:
+        if args.cmd == "params":
+            print(describe_parameters(args.name, repo.notebooks))
+            return 0
+        if args.cmd == "html":
+            print(f"wrote {build_html(args.folder, repo_root=repo.root, progress=sys.stderr)}")
+            return 0
+    except (ValueError, FileNotFoundError, RuntimeError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     out = args.out
     if out is None:
         if args.profile != BOOK_PROFILE:
             parser.error(f"--out is required for profile {args.profile!r}: only {BOOK_PROFILE!r} goes into book/")
         out = repo.book
+    if args.html and _is_book(out, repo.book):
+        parser.error("--html renders a run folder (--out); the book itself builds with: jupyter-book build .")
     extra = {}
     for key, value in args.param:
         try:
             extra[key] = yaml.safe_load(value)
         except yaml.YAMLError as err:
             parser.error(f"-p {key} {value!r}: not valid YAML ({str(err).splitlines()[0]})")
+    progress = None if args.quiet else sys.stderr if args.progress or sys.stderr.isatty() else None
     try:
-        paths = run_all(args.profile, out, args.only, extra_parameters=extra, log_output=True,
+        paths = run_all(args.profile, out, args.only, extra_parameters=extra, log_output=not args.quiet,
                         allow_book_overrides=args.allow_book_overrides, notebook_dir=repo.notebooks,
-                        book_dir=repo.book)
+                        book_dir=repo.book, progress=progress)
     except (ValueError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -448,6 +710,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     for path in paths:
         print(f"wrote {path}")
+    if args.html:
+        try:
+            print(f"wrote {build_html(out, repo_root=repo.root, progress=progress)}")
+        except (ValueError, FileNotFoundError, RuntimeError) as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
     return 0
 
 
