@@ -1,35 +1,394 @@
-"""The Otem/Utem chapter's comparisons of metrics with the human system scores, as sentences.
+"""The Otem/Utem chapter's analyses as tables and sentences: parameter checks, the human
+translation among MT systems (the paper's Figure 2), agreement with MQM addition and omission
+counts (Figures 3–4), and the metrics against BLEU on the human system scores (Table 1).
 
-Correlations are *oriented*: ``signs`` turns each metric's correlation into agreement (``-1``
-for Otem and Utem, where lower is better), so that "more" always means closer to the humans.
+Correlations are *oriented*: ``signs`` turns each metric's score into "higher is better" (``-1``
+for Otem and Utem, where lower is better), so that a larger correlation always means closer to
+the humans. Every verdict that one metric agrees with the humans better or worse than another
+rests on the paired permutation test PERM-BOTH (:mod:`mtlib.significance`): a "more"/"less" (or
+"better"/"worse") verdict needs its one-sided p-value below ``alpha``.
 """
 
 from __future__ import annotations
 
-from typing import Mapping
+import math
+from typing import Any, Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
-__all__ = ["versus_baseline", "without_lowest"]
+from mtlib.data import load_evalset
+from mtlib.mqm import MQM_ERROR_FILES
+from mtlib.significance import perm_both
+
+__all__ = ["check_parameters", "human_standing", "fig2_summary", "fig2_verdict", "fig2_verdict_short",
+           "mp_direction", "fig2_notes", "MQM_PAIRS", "agreement_lines", "error_totals", "mqm_tests",
+           "mqm_verdicts", "mqm_summary", "p_text", "versus_tests", "versus_table", "versus_sentence",
+           "versus_baseline", "table_verdict", "correlations_text", "rank_moves", "rank_move_text", "median_ratio_text",
+           "without_lowest"]
+
+MQM_PAIRS = (("Addition", "OTEM-2"), ("Omission", "UTEM-4"))  # the error kind each metric should track
+
+
+# -- parameters ---------------------------------------------------------------------------------
+
+def check_parameters(human_translations: Sequence[tuple[str, ...]], mqm_sets: Sequence[tuple[str, str]],
+                     table_set: tuple[str, str], table_refs: Sequence[str], *, root: Any = None) -> None:
+    """Raise ValueError, naming the parameter, for a human translation that is not "TESTSET LP
+    REFERENCE" or not a reference of its set, a Table 1 reference its set lacks, or an MQM set
+    without error annotations. Nothing is scored before these checks."""
+    bad = [" ".join(k) for k in human_translations if len(k) != 3]
+    if bad:
+        raise ValueError(f"parameter human_translations: expected strings such as 'wmt19 en-de refAR', got {bad}")
+    for test_set, lp, ref in human_translations:
+        refs = load_evalset(test_set, lp, root=root).refs
+        if ref not in refs:
+            raise ValueError(f"parameter human_translations: {test_set} {lp} has no reference {ref!r}; its "
+                             f"references: {sorted(refs)}")
+    table_evs_refs = load_evalset(*table_set, root=root).refs
+    missing = [r for r in table_refs if r not in table_evs_refs]
+    if missing:
+        raise ValueError(f"parameter table_refs: {' '.join(table_set)} has no reference(s) {missing}; its "
+                         f"references: {sorted(table_evs_refs)}")
+    no_errors = [f"{t} {lp}" for t, lp in mqm_sets if (t, lp) not in MQM_ERROR_FILES]
+    if no_errors:
+        raise ValueError(f"parameter mqm_sets: no MQM error annotations for {no_errors}; available: "
+                         f"{[' '.join(k) for k in MQM_ERROR_FILES]}")
+
+
+# -- Figure 2: the human translation among the MT systems ----------------------------------------
+
+_PHRASE = {"better than most": "better than most MT systems at every $n$",
+           "worse than most": "worse than most MT systems at every $n$",
+           "among": "among the MT systems (neither ahead of nor behind most of them at every $n$)"}
+
+
+def human_standing(mp: pd.DataFrame) -> pd.DataFrame:
+    """Where the human translation stands among the MT systems, per setting and metric.
+
+    ``mp`` has one row per (setting, metric, system, n) with columns ``kind`` (``human`` or
+    ``MT``) and ``mp`` (the mismatch proportion; larger is worse). Returns one row per
+    (setting, metric), in ``mp``'s order: ``lowest`` and ``highest``, the fewest and most MT
+    systems with a *larger* proportion than the human translation over n; ``systems``, the MT
+    systems; ``standing``: "better than most" if more than half are worse at every n, "worse
+    than most" if fewer than half are at every n, else "among"."""
+    rows = []
+    for (setting, metric), d in mp.groupby(["setting", "metric"], sort=False):
+        human = d[d.kind == "human"].set_index("n")["mp"]
+        mt = d[d.kind == "MT"].pivot(index="n", columns="system", values="mp")
+        worse, n_mt = mt.gt(human, axis=0).sum(axis=1), mt.shape[1]
+        standing = ("better than most" if worse.min() > n_mt / 2 else "worse than most" if worse.max() < n_mt / 2
+                    else "among")
+        rows.append({"setting": setting, "metric": metric, "lowest": int(worse.min()), "highest": int(worse.max()),
+                     "systems": n_mt, "standing": standing})
+    return pd.DataFrame(rows)
+
+
+def fig2_summary(standing: pd.DataFrame) -> str:
+    """Per setting, "METRIC LOWEST–HIGHEST of SYSTEMS" for each metric (:func:`human_standing`)."""
+    return "; ".join(f"{setting}: " + ", ".join(f"{r.metric} {r.lowest}–{r.highest} of {r.systems}"
+                                                 for r in d.itertuples())
+                     for setting, d in standing.groupby("setting", sort=False))
+
+
+def _standing_sentences(standing: pd.DataFrame) -> list[str]:
+    out = []
+    for metric, d in standing.groupby("metric", sort=False):
+        where = dict(zip(d.setting, d.standing))
+        out.append(f"{metric} rates the human translation " + (
+            f"{_PHRASE[next(iter(where.values()))]} in every setting" if len(set(where.values())) == 1 else
+            "; ".join(f"{_PHRASE[v]} in {s}" for s, v in where.items())))
+    return out
+
+
+def fig2_verdict(standing: pd.DataFrame) -> str:
+    """Each metric's standing of the human translation, and whether all metrics set it ahead of
+    most MT systems in some setting (as the paper's Figure 2 set it apart from RNNSearch)."""
+    ahead = [s for s, d in standing.groupby("setting", sort=False) if (d.standing == "better than most").all()]
+    return "; ".join(_standing_sentences(standing)) + ". " + (
+        f"Both set it ahead of most MT systems only in {', '.join(ahead)}." if ahead else
+        "So in no setting do both metrics set the human translation apart from (ahead of) these MT systems, as the "
+        "paper's Figure 2 set it apart from RNNSearch.")
+
+
+def fig2_verdict_short(standing: pd.DataFrame) -> str:
+    """:func:`fig2_verdict`'s per-metric standings, for the conclusion."""
+    return "; ".join(v.replace(" rates the human translation", ": the human translation is")
+                     for v in _standing_sentences(standing))
+
+
+def mp_direction(mp: pd.DataFrame, metric: str = "Utem") -> str:
+    """Per setting, whether ``metric``'s proportion "rises" or "falls" from the first to the last
+    n, for the MT systems (median over them) and for the human translation."""
+    def direction(d):
+        med = d.groupby("n")["mp"].median()
+        return "rises" if med.iloc[-1] > med.iloc[0] else "falls"
+
+    d = mp[mp.metric == metric]
+    return "; ".join(f"{s}: {direction(g[g.kind == 'MT'])} for the MT systems (median), "
+                     f"{direction(g[g.kind == 'human'])} for the human translation"
+                     for s, g in d.groupby("setting", sort=False))
+
+
+def fig2_notes(human_translations: Sequence[tuple[str, ...]]) -> str:
+    """Caveats on the human translations scored (TED zh-en ``refA`` is the talk's original)."""
+    if ("wmt21.tedtalks", "zh-en", "refA") in [tuple(x) for x in human_translations]:
+        return ('For TED zh-en the "human translation" `refA` is the English original of the talk (the Chinese '
+                "source was translated from it), so its distance to the other reference is no test of the metrics.")
+    return ""
+
+
+# -- PERM-BOTH --------------------------------------------------------------------------------------
+
+def p_text(p: float) -> str:
+    """"p = 0.012" (three decimals), "p < 0.001", or "not tested" for NaN."""
+    if p is None or math.isnan(p):
+        return "not tested"
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def _oriented_test(base: Sequence[float], metric: Sequence[float], human: Sequence[float], method: str,
+                   n_permutations: int, seed: int | None) -> tuple[float, float]:
+    """(gap, p): oriented correlation of ``metric`` minus that of ``base`` with ``human``, and the
+    one-sided PERM-BOTH p-value of the observed direction ("metric more" if gap ≥ 0, else
+    "metric less"); (NaN, NaN) where no correlation is defined (a constant series)."""
+    try:
+        more = perm_both(base, metric, human, method, n_permutations=n_permutations, seed=seed)
+        if math.isnan(more.delta):
+            return math.nan, math.nan
+        if more.delta >= 0:
+            return more.delta, more.pvalue
+        return more.delta, perm_both(metric, base, human, method, n_permutations=n_permutations, seed=seed).pvalue
+    except ValueError:  # a constant metric or fewer than three judged items: no test
+        return math.nan, math.nan
+
+
+# -- Figures 3-4: agreement with MQM additions and omissions ----------------------------------------
+
+def _row(ted_corr: pd.DataFrame, lp: str, signal: str, metric: str) -> pd.Series:
+    return ted_corr[(ted_corr.lp == lp) & (ted_corr.errors == signal) & (ted_corr.metric == metric)].iloc[0]
+
+
+def _agree(row: pd.Series) -> str:
+    return f"{row['agreement r']:+.2f} [{row['low']:+.2f}, {row['high']:+.2f}]"
+
+
+def agreement_lines(ted_corr: pd.DataFrame, *, pairs=MQM_PAIRS, baseline: str = "BLEU") -> str:
+    """Per set, each metric's agreement r [interval] beside the baseline's, on its error kind.
+    ``ted_corr``: rows (lp, errors, metric) with ``agreement r``, ``low``, ``high``."""
+    return "; ".join(f"{lp}: " + ", ".join(
+        f"{metric} {_agree(_row(ted_corr, lp, signal, metric))} vs {baseline} "
+        f"{_agree(_row(ted_corr, lp, signal, baseline))} on {signal.lower()}s" for signal, metric in pairs)
+        for lp in dict.fromkeys(ted_corr.lp))
+
+
+def error_totals(ted_corr: pd.DataFrame, *, baseline: str = "BLEU") -> str:
+    """Per set, the errors of each kind counted (column ``errors counted``)."""
+    return "; ".join(f"{lp}: " + ", ".join(
+        f"{int(_row(ted_corr, lp, e, baseline)['errors counted'])} {e.lower()}s"
+        for e in dict.fromkeys(ted_corr[ted_corr.lp == lp].errors)) for lp in dict.fromkeys(ted_corr.lp))
+
+
+def mqm_tests(ted: Mapping[str, Mapping[str, Any]], signs: Mapping[str, int], *, pairs=MQM_PAIRS,
+              baseline: str = "BLEU", n_permutations: int = 1000, seed: int | None = None) -> pd.DataFrame:
+    """Each metric against the baseline on its error kind, per set: PERM-BOTH on Pearson's r.
+
+    ``ted``: set name -> ``systems``, ``stats`` (metric name -> object with ``system_scores()``)
+    and ``counts`` (error kind -> system -> errors per segment). The human score of a system is
+    minus its errors per segment (fewer errors is better), so agreement r is positive when a
+    metric calls the systems with more errors worse. Returns one row per (lp, errors, metric):
+    ``agreement`` and ``BASELINE agreement`` (oriented r), ``gap`` (their difference), ``p``
+    (one-sided p of the observed direction; NaN: not tested), ``fewest``/``most`` errors of
+    one system."""
+    rows = []
+    for lp, t in ted.items():
+        systems = list(t["systems"])
+        for signal, metric in pairs:
+            errors = {s: np.asarray(t["counts"][signal][s], float) for s in systems}
+            human = [-errors[s].mean() for s in systems]
+            x = {m: [signs[m] * t["stats"][m].system_scores()[s] for s in systems] for m in (metric, baseline)}
+            gap, p = _oriented_test(x[baseline], x[metric], human, "pearson", n_permutations, seed)
+            corr = {m: pd.Series(x[m]).corr(pd.Series(human)) for m in x}
+            rows.append({"lp": lp, "errors": signal, "metric": metric, "agreement": corr[metric],
+                         f"{baseline} agreement": corr[baseline], "gap": gap, "p": p,
+                         "fewest": int(min(v.sum() for v in errors.values())),
+                         "most": int(max(v.sum() for v in errors.values()))})
+    return pd.DataFrame(rows)
+
+
+def _sign_of(row: pd.Series) -> str:
+    return "above zero" if row["low"] > 0 else "below zero" if row["high"] < 0 else "not distinguishable from zero"
+
+
+def _signs(metric: str, m: pd.Series, b: pd.Series, baseline: str) -> str:
+    if _sign_of(m) == _sign_of(b):
+        return (f"neither {metric}'s agreement nor {baseline}'s is distinguishable from zero" if "not" in _sign_of(m)
+                else f"both {metric}'s and {baseline}'s agreement intervals lie {_sign_of(m)}")
+    return f"{metric}'s agreement is {_sign_of(m)}, {baseline}'s {_sign_of(b)}"
+
+
+def _versus_mqm(test: pd.Series, baseline: str, alpha: float) -> str:
+    metric, kind = test["metric"], test["errors"].lower() + "s"
+    if math.isnan(test["p"]):
+        return f"{metric} was not tested against {baseline} (no correlation is defined)"
+    if test["p"] < alpha:
+        return (f"{metric} tracks {kind} {'better' if test['gap'] > 0 else 'worse'} than {baseline} "
+                f"({test['gap']:+.3f} in agreement r; PERM-BOTH {p_text(test['p'])})")
+    return (f"{metric} is not shown to track {kind} better or worse than {baseline}: the difference in agreement r "
+            f"({test['gap']:+.3f}) is not significant at {alpha:.0%} (PERM-BOTH {p_text(test['p'])})")
+
+
+def mqm_verdicts(ted_corr: pd.DataFrame, tests: pd.DataFrame, *, baseline: str = "BLEU", few_errors: int = 5,
+                 alpha: float = 0.05) -> str:
+    """One bullet per :func:`mqm_tests` row: errors per system, where the metric's and the
+    baseline's bootstrap intervals (``ted_corr``) lie against zero, the PERM-BOTH verdict
+    against the baseline, and a warning when no system has more than ``few_errors`` errors
+    (with, after a significant p, the reminder that PERM-BOTH holds the error counts fixed)."""
+    lines = []
+    for t in tests.to_dict("records"):
+        m = _row(ted_corr, t["lp"], t["errors"], t["metric"])
+        b = _row(ted_corr, t["lp"], t["errors"], baseline)
+        few = (f" With at most {t['most']} marked errors per system, r rests on a handful of events and means little "
+               "here" + (" (PERM-BOTH holds the error counts fixed, so its p leaves their noise out)."
+                         if t["p"] < alpha else "."))
+        lines.append(f"* {t['lp']}, {t['errors'].lower()}s ({t['fewest']}–{t['most']} per system): "
+                     f"{_signs(t['metric'], m, b, baseline)}; {_versus_mqm(pd.Series(t), baseline, alpha)}."
+                     + (few if t["most"] <= few_errors else ""))
+    return "\n".join(lines)
+
+
+def mqm_summary(ted_corr: pd.DataFrame, tests: pd.DataFrame, *, baseline: str = "BLEU", few_errors: int = 5,
+                alpha: float = 0.05) -> str:
+    """The conclusion's line: the analyses whose agreement interval lies above zero, and those
+    where PERM-BOTH finds Otem or Utem better or worse than the baseline (p < ``alpha``; flagged
+    where no system has more than ``few_errors`` errors)."""
+    def label(t):
+        return f"{t['metric']} on {t['lp']} {t['errors'].lower()}s"
+
+    def tested_label(t):
+        few = f", but at most {t['most']} marked errors per system" if t["most"] <= few_errors else ""
+        return f"{label(t)} (PERM-BOTH {p_text(t['p'])}{few})"
+
+    above = [label(t) + (f" (and {baseline}'s)" if _row(ted_corr, t["lp"], t["errors"], baseline)["low"] > 0 else "")
+             for t in tests.to_dict("records") if _row(ted_corr, t["lp"], t["errors"], t["metric"])["low"] > 0]
+    tested = tests[tests.p.notna()]
+    sig = tested[tested.p < alpha]
+    parts = [f"{word} than {baseline} for " + ", ".join(tested_label(t) for t in d.to_dict("records"))
+             for word, d in [("better", sig[sig.gap > 0]), ("worse", sig[sig.gap < 0])] if len(d)]
+    rest = tested[tested.p >= alpha]
+    rest_p = (f"PERM-BOTH {p_text(rest.p.iloc[0])}" if len(rest) == 1 else
+              f"PERM-BOTH p from {rest.p.min():.3f} to {rest.p.max():.3f}")
+    if parts:
+        versus = f"Otem or Utem tracks the errors significantly (at {alpha:.0%}) " + "; ".join(parts) + (
+            f"; in the other {len(rest)} {'analysis' if len(rest) == 1 else 'analyses'} the difference from "
+            f"{baseline} is not significant ({rest_p})" if len(rest) else "")
+    elif len(rest):
+        versus = (f"in no analysis does Otem or Utem track the errors significantly (at {alpha:.0%}) better or worse "
+                  f"than {baseline} ({rest_p})")
+    else:
+        versus = f"no analysis was tested against {baseline}"
+    untested = [label(t) for t in tests[tests.p.isna()].to_dict("records")]
+    return ("the agreement interval lies above zero for " + (", ".join(above) or "no analysis") + "; " + versus
+            + (f"; not tested: {', '.join(untested)}" if untested and len(tested) else ""))
+
+
+# -- Table 1: the metrics against BLEU on the human system scores ---------------------------------
+
+def versus_tests(table: pd.DataFrame, metric: str, signs: Mapping[str, int], *, baseline: str = "BLEU",
+                 human: str = "human", r_tie: float = 0.02, n_permutations: int = 1000,
+                 seed: int | None = None) -> pd.DataFrame:
+    """``metric`` against ``baseline`` on Pearson's r and Kendall's τ (tau-b) with the human score.
+
+    Returns one row per statistic (index ``r``, ``τ``): ``agreement`` and ``BASELINE agreement``,
+    the oriented correlations; ``gap``, their difference; ``tie``, the "about as much as" margin
+    (``r_tie`` in r; 1.5 swapped pairs of systems in τ, one swap moving τ by 2/C(n,2)); ``p``,
+    the one-sided PERM-BOTH p-value of the observed direction (NaN: not tested)."""
+    pair = 4 / (len(table) * (len(table) - 1))
+    rows = {}
+    for stat, method, tie in [("r", "pearson", r_tie), ("τ", "kendall", 1.5 * pair)]:
+        m, b = (signs[c] * table[c].corr(table[human], method=method) for c in (metric, baseline))
+        p = _oriented_test(signs[baseline] * table[baseline], signs[metric] * table[metric], table[human], method,
+                           n_permutations, seed)[1]
+        rows[stat] = {"agreement": m, f"{baseline} agreement": b, "gap": m - b, "tie": tie, "p": p}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def versus_table(table: pd.DataFrame, metrics: Sequence[str], signs: Mapping[str, int], *, baseline: str = "BLEU",
+                 human: str = "human", n_permutations: int = 1000, seed: int | None = None) -> pd.DataFrame:
+    """:func:`versus_tests` of each of ``metrics``, indexed by (metric, statistic)."""
+    return pd.concat({m: versus_tests(table, m, signs, baseline=baseline, human=human, n_permutations=n_permutations,
+                                      seed=seed) for m in metrics}, names=["metric", "statistic"])
+
+
+def _word(gap: float, tie: float, p: float, alpha: float) -> str:
+    if abs(gap) <= tie:
+        return "about as much as"
+    direction = "more than" if gap > 0 else "less than"
+    return direction if math.isnan(p) or p < alpha else f"not significantly (at {alpha:.0%}) {direction}"
+
+
+def _detail(gap: float, tie: float, p: float, alpha: float, metric: str) -> str:
+    if abs(gap) <= tie and p < alpha:
+        return (f"within the margin, though PERM-BOTH finds {metric} {'ahead' if gap > 0 else 'behind'} at "
+                f"{alpha:.0%}: {p_text(p)}")
+    return f"PERM-BOTH {p_text(p)}"
+
+
+def versus_sentence(tests: pd.DataFrame, metric: str, *, baseline: str = "BLEU", alpha: float = 0.05) -> str:
+    """Whether ``metric`` agrees with the human score more than, less than or about as much as
+    ``baseline``, per statistic of :func:`versus_tests`: "about as much as" within the tie margin
+    (whatever p, but a p below ``alpha`` is named with the direction), "more"/"less" only with
+    PERM-BOTH p < ``alpha``, else "not significantly (at 5%) more/less"; each with the size of
+    the gap and its p-value ("not tested" where none)."""
+    words = [(_word(r.gap, r.tie, r.p, alpha), stat, abs(r.gap), p_text(r.p), _detail(r.gap, r.tie, r.p, alpha, metric))
+             for stat, r in tests.iterrows()]
+    plain = all(d == f"PERM-BOTH {p}" for *_, p, d in words)  # no tie with a significant p to name
+    if words[0][0] == words[1][0] and plain:
+        return (f"{metric} agrees with the human score {words[0][0]} {baseline} on both r and τ "
+                f"(by {words[0][2]:.3f} and {words[1][2]:.3f}; PERM-BOTH {words[0][3]} and {words[1][3]})")
+    return f"{metric} agrees with the human score " + " and ".join(
+        f"{w} {baseline} on {st} (by {g:.3f}; {d})" for w, st, g, _, d in words)
 
 
 def versus_baseline(table: pd.DataFrame, metric: str, signs: Mapping[str, int], *, baseline: str = "BLEU",
-                    human: str = "human", r_tie: float = 0.02) -> str:
-    """Whether ``metric`` agrees with the human score more than, less than or about as much as
-    ``baseline``, on Pearson's r and on Kendall's τ. "About as much as": within ``r_tie`` in r,
-    or less than two swapped pairs of systems apart in τ (one swap moves τ by 2/C(n,2))."""
-    pair = 4 / (len(table) * (len(table) - 1))
-    words = []
-    for stat, method, tie in [("r", "pearson", r_tie), ("τ", "kendall", 1.5 * pair)]:
-        gap = (signs[metric] * table[metric].corr(table[human], method=method)
-               - signs[baseline] * table[baseline].corr(table[human], method=method))
-        words.append(("about as much as" if abs(gap) <= tie else "more than" if gap > 0 else "less than", stat,
-                      abs(gap)))
-    if words[0][0] == words[1][0]:
-        return (f"{metric} agrees with the human score {words[0][0]} {baseline} on both r and τ "
-                f"(by {words[0][2]:.3f} and {words[1][2]:.3f})")
-    return f"{metric} agrees with the human score " + " and ".join(
-        f"{w} {baseline} on {st} (by {g:.3f})" for w, st, g in words)
+                    human: str = "human", r_tie: float = 0.02, n_permutations: int = 1000,
+                    seed: int | None = None, alpha: float = 0.05) -> str:
+    """:func:`versus_sentence` of :func:`versus_tests`."""
+    return versus_sentence(versus_tests(table, metric, signs, baseline=baseline, human=human, r_tie=r_tie,
+                                        n_permutations=n_permutations, seed=seed), metric, baseline=baseline,
+                           alpha=alpha)
+
+
+def table_verdict(versus: pd.DataFrame, *, baseline: str = "BLEU", alpha: float = 0.05) -> str:
+    """:func:`versus_sentence` of each metric of a :func:`versus_table`, joined by semicolons."""
+    return "; ".join(versus_sentence(versus.loc[m], m, baseline=baseline, alpha=alpha)
+                     for m in dict.fromkeys(versus.index.get_level_values(0)))
+
+
+def correlations_text(table: pd.DataFrame, metrics: Sequence[str], *, human: str = "human",
+                      method: str = "pearson") -> str:
+    """"BLEU +0.970, OTEM-2 -0.757": each metric's (signed, not oriented) correlation with ``human``."""
+    return ", ".join(f"{m} {table[m].corr(table[human], method=method):+.3f}" for m in metrics)
+
+
+def rank_moves(table: pd.DataFrame, metric: str, signs: Mapping[str, int], *, baseline: str = "BLEU") -> pd.Series:
+    """Places each system moves between the ``baseline`` and the ``metric`` ranking (rank 1 the
+    best by each metric's orientation; ties share the average rank)."""
+    def rank(m):
+        return (signs[m] * table[m]).rank(ascending=False)
+
+    return (rank(baseline) - rank(metric)).abs()
+
+
+def rank_move_text(moves: pd.Series) -> str:
+    """"the largest move: SYSTEM, N places" (the first system with the largest move)."""
+    mover = moves.idxmax()
+    return f"the largest move: {mover}, {int(moves[mover])} places"
+
+
+def median_ratio_text(table: pd.DataFrame, numerator: str, denominator: str) -> str:
+    """"9.6 times": the median over systems of ``numerator`` / ``denominator``."""
+    return f"{float((table[numerator] / table[denominator]).median()):.1f} times"
 
 
 def without_lowest(table: pd.DataFrame, metrics: Mapping[str, int], *, baseline: str = "BLEU",

@@ -1,10 +1,18 @@
-"""Sentences comparing metrics' agreement with humans, on tables whose correlations are known."""
+"""The Otem/Utem chapter's tables and sentences, on small cases whose answers are worked out by hand."""
 
+import math
+from types import SimpleNamespace
+
+import numpy as np
 import pandas as pd
+import pytest
 
+from mtlib import otem_utem_study as study
 from mtlib.otem_utem_study import versus_baseline, without_lowest
+from mtlib.significance import perm_both
 
 SIGNS = {"BLEU": 1, "OTEM": -1}
+MQM_SIGNS = {"BLEU": 1, "OTEM-2": -1, "UTEM-4": -1}
 
 
 def _table(otem):
@@ -12,18 +20,251 @@ def _table(otem):
                         index=list("abcd"))
 
 
+# -- parameters ---------------------------------------------------------------------------------
+
+def test_check_parameters_names_the_bad_parameter(tiny_mtme):
+    ok = dict(human_translations=[("toy", "de-en", "refB")], mqm_sets=[("wmt21.tedtalks", "en-de")],
+              table_set=("toy", "de-en"), table_refs=["ref"])
+    study.check_parameters(**ok, root=tiny_mtme)  # all good: no error
+    with pytest.raises(ValueError, match=r"human_translations: expected strings such as .*\['toy de-en'\]"):
+        study.check_parameters(**(ok | {"human_translations": [("toy", "de-en")]}), root=tiny_mtme)
+    with pytest.raises(ValueError, match=r"human_translations: toy de-en has no reference 'refZ'; its references: "
+                                         r"\['ref', 'refB'\]"):
+        study.check_parameters(**(ok | {"human_translations": [("toy", "de-en", "refZ")]}), root=tiny_mtme)
+    with pytest.raises(ValueError, match=r"table_refs: toy de-en has no reference\(s\) \['refZ'\]"):
+        study.check_parameters(**(ok | {"table_refs": ["ref", "refZ"]}), root=tiny_mtme)
+    with pytest.raises(ValueError, match=r"mqm_sets: no MQM error annotations for \['toy de-en'\]"):
+        study.check_parameters(**(ok | {"mqm_sets": [("toy", "de-en")]}), root=tiny_mtme)
+
+
+# -- Figure 2 -----------------------------------------------------------------------------------
+
+def _mp(curves):
+    """curves: (setting, metric) -> {system: [mp_1, mp_2]}, the human translation named "H"."""
+    return pd.DataFrame([{"setting": s, "metric": m, "system": sys, "kind": "human" if sys == "H" else "MT",
+                          "n": n, "mp": v}
+                         for (s, m), by_sys in curves.items() for sys, vals in by_sys.items()
+                         for n, v in enumerate(vals, 1)])
+
+
+# s1 Otem: MT systems worse than H (larger mp) at n=1: A, B; at n=2: A, C -> 2-2 of 3 > 1.5: better than most.
+# Utem (both settings): one of three worse at each n -> 1-1 of 3 < 1.5: worse than most.
+# s2 Otem: at n=1 A, C worse; at n=2 only B -> 1-2 of 3: among.
+UTEM = {"H": [0.5, 0.6], "A": [0.4, 0.7], "B": [0.3, 0.5], "C": [0.6, 0.5]}
+CURVES = {("s1", "Otem"): {"H": [0.2, 0.1], "A": [0.3, 0.2], "B": [0.25, 0.05], "C": [0.1, 0.3]},
+          ("s1", "Utem"): UTEM,
+          ("s2", "Otem"): {"H": [0.2, 0.2], "A": [0.3, 0.1], "B": [0.1, 0.3], "C": [0.25, 0.1]},
+          ("s2", "Utem"): UTEM}
+
+
+def test_human_standing_counts_the_mt_systems_worse_than_the_human_translation():
+    st = study.human_standing(_mp(CURVES))
+    assert st.values.tolist() == [["s1", "Otem", 2, 2, 3, "better than most"], ["s1", "Utem", 1, 1, 3, "worse than most"],
+                                  ["s2", "Otem", 1, 2, 3, "among"], ["s2", "Utem", 1, 1, 3, "worse than most"]]
+    assert study.fig2_summary(st) == "s1: Otem 2–2 of 3, Utem 1–1 of 3; s2: Otem 1–2 of 3, Utem 1–1 of 3"
+
+
+def test_exactly_half_worse_is_among():
+    # Four MT systems, two of them worse than H at both n: neither more nor fewer than half.
+    half = {("s", "Otem"): {"H": [0.2, 0.2], "A": [0.3, 0.3], "B": [0.4, 0.4], "C": [0.1, 0.1], "D": [0.2, 0.0]}}
+    assert study.human_standing(_mp(half)).standing.tolist() == ["among"]
+
+
+def test_fig2_verdicts_per_metric_and_setting():
+    st = study.human_standing(_mp(CURVES))
+    otem = ("Otem rates the human translation better than most MT systems at every $n$ in s1; among the MT systems "
+            "(neither ahead of nor behind most of them at every $n$) in s2")
+    utem = "Utem rates the human translation worse than most MT systems at every $n$ in every setting"
+    assert study.fig2_verdict(st) == (f"{otem}; {utem}. So in no setting do both metrics set the human translation "
+                                      "apart from (ahead of) these MT systems, as the paper's Figure 2 set it apart "
+                                      "from RNNSearch.")
+    assert study.fig2_verdict_short(st).startswith("Otem: the human translation is better than most MT systems")
+    # Utem's human translation ahead in s1 too (H's proportions the smallest): both set it ahead there only.
+    ahead = CURVES | {("s1", "Utem"): {"H": [0.1, 0.1], "A": [0.4, 0.7], "B": [0.3, 0.5], "C": [0.6, 0.5]}}
+    assert study.fig2_verdict(study.human_standing(_mp(ahead))).endswith(
+        "Both set it ahead of most MT systems only in s1.")
+
+
+def test_mp_direction_compares_first_and_last_n():
+    # Utem MT medians: n=1 median(0.4, 0.3, 0.6) = 0.4, n=2 median(0.7, 0.5, 0.5) = 0.5: rises; H 0.5 -> 0.6 rises.
+    # Otem s1 MT medians 0.25 -> 0.2: falls; H 0.2 -> 0.1: falls.
+    mp = _mp(CURVES)
+    assert study.mp_direction(mp, "Utem") == ("s1: rises for the MT systems (median), rises for the human "
+                                              "translation; s2: rises for the MT systems (median), rises for the "
+                                              "human translation")
+    assert study.mp_direction(mp[mp.setting == "s1"], "Otem") == ("s1: falls for the MT systems (median), falls "
+                                                                  "for the human translation")
+
+
+def test_fig2_notes_only_for_ted_zh_en_ref_a():
+    assert "English original" in study.fig2_notes([("wmt21.tedtalks", "zh-en", "refA")])
+    assert study.fig2_notes([("wmt19", "en-de", "refAR")]) == ""
+
+
+# -- PERM-BOTH verdicts -----------------------------------------------------------------------------
+
+def test_p_text():
+    assert study.p_text(0.0123) == "p = 0.012"
+    assert study.p_text(0.0) == "p < 0.001"
+    assert study.p_text(math.nan) == "not tested"
+
+
+def _versus(gap_r, p_r, gap_t, p_t, tie_t=0.5):
+    return pd.DataFrame({"gap": [gap_r, gap_t], "tie": [0.02, tie_t], "p": [p_r, p_t]}, index=["r", "τ"])
+
+
+def test_versus_sentence_needs_p_below_five_percent_for_more_or_less():
+    assert study.versus_sentence(_versus(0.2, 0.01, 0.6, 0.02), "OTEM") == (
+        "OTEM agrees with the human score more than BLEU on both r and τ (by 0.200 and 0.600; PERM-BOTH p = 0.010 "
+        "and p = 0.020)")
+    assert study.versus_sentence(_versus(-0.2, 0.2, 0.1, 0.001), "OTEM") == (
+        "OTEM agrees with the human score not significantly (at 5%) less than BLEU on r (by 0.200; PERM-BOTH "
+        "p = 0.200) and about as much as BLEU on τ (by 0.100; within the margin, though PERM-BOTH finds OTEM ahead "
+        "at 5%: p = 0.001)")
+    # Two ties, one of them with a significant p: each statistic in its own words.
+    assert study.versus_sentence(_versus(-0.01, 0.03, 0.1, 0.5), "OTEM") == (
+        "OTEM agrees with the human score about as much as BLEU on r (by 0.010; within the margin, though PERM-BOTH "
+        "finds OTEM behind at 5%: p = 0.030) and about as much as BLEU on τ (by 0.100; PERM-BOTH p = 0.500)")
+    # p = 0.05 is not below 5%; a missing p says the claim was not tested
+    assert "not significantly (at 5%) more than BLEU on r" in study.versus_sentence(_versus(0.2, 0.05, 0, 1), "O")
+    assert study.versus_sentence(_versus(0.2, math.nan, 0.0, math.nan), "O") == (
+        "O agrees with the human score more than BLEU on r (by 0.200; PERM-BOTH not tested) and about as much as "
+        "BLEU on τ (by 0.000; PERM-BOTH not tested)")
+
+
 def test_verdicts_per_statistic_with_ties_as_the_rule_sets_them():
-    # OTEM = -human: oriented r = tau = 1. BLEU: r = 0.8, tau = 4/6. r: 0.2 apart (> 0.02): more;
+    # OTEM = -human: oriented r = tau = 1. BLEU: r = 0.8, tau = 4/6. r: 0.2 apart (> 0.02), but with four systems
+    # PERM-BOTH cannot reach 5% (the identity swap alone, 1 in 16, ties the observed gap): not significantly more;
     # tau: one swapped pair of four systems (1/3 < 1.5 pairs = 0.5): about as much.
-    text = versus_baseline(_table([-1.0, -2.0, -3.0, -4.0]), "OTEM", SIGNS)
-    assert text == ("OTEM agrees with the human score more than BLEU on r (by 0.200) and about as much as BLEU "
-                    "on τ (by 0.333)")
-    same = versus_baseline(_table([-1.0, -2.0, -4.0, -3.0]), "OTEM", SIGNS)
-    assert same == "OTEM agrees with the human score about as much as BLEU on both r and τ (by 0.000 and 0.000)"
-    # BLEU as the metric against an OTEM that orders every system right: less on both.
-    less = versus_baseline(_table([-1.0, -2.0, -3.0, -4.0]).assign(BASE=lambda d: -d.OTEM), "BLEU",
-                           {"BLEU": 1, "BASE": 1}, baseline="BASE", r_tie=0.1)
-    assert less.startswith("BLEU agrees with the human score less than BASE on r (by 0.200)")
+    tests = study.versus_tests(_table([-1.0, -2.0, -3.0, -4.0]), "OTEM", SIGNS, seed=1)
+    assert tests["gap"].round(6).tolist() == [0.2, round(1 / 3, 6)]
+    assert tests["p"].min() > 0.05
+    text = versus_baseline(_table([-1.0, -2.0, -3.0, -4.0]), "OTEM", SIGNS, seed=1)
+    assert text.startswith("OTEM agrees with the human score not significantly (at 5%) more than BLEU on r (by 0.200; "
+                           "PERM-BOTH p = ")
+    assert "and about as much as BLEU on τ (by 0.333; PERM-BOTH p = " in text
+    same = versus_baseline(_table([-1.0, -2.0, -4.0, -3.0]), "OTEM", SIGNS, seed=1)
+    assert same.startswith("OTEM agrees with the human score about as much as BLEU on both r and τ (by 0.000 and 0.000")
+
+
+def _ranked(n=14):
+    """n systems: OTEM = -human (oriented: perfect); BLEU follows the humans only in its halves' order."""
+    human = np.arange(1.0, n + 1)
+    bleu = np.r_[human[n // 2:], human[:n // 2]]  # the better half scored lower: r = -0.5 or so
+    return pd.DataFrame({"human": human, "BLEU": bleu, "OTEM": -human}, index=[f"s{i}" for i in range(n)])
+
+
+def test_versus_tests_orient_lower_is_better_metrics():
+    table = _ranked()
+    tests = study.versus_tests(table, "OTEM", SIGNS, n_permutations=1000, seed=7)
+    assert tests.loc["r", "agreement"] == pytest.approx(1.0)
+    assert tests.loc["r", "gap"] == pytest.approx(1.0 - table.BLEU.corr(table.human))
+    # p of "OTEM (negated) correlates better than BLEU", the direction observed
+    expected = perm_both(table.BLEU, -table.OTEM, table.human, "pearson", n_permutations=1000, seed=7).pvalue
+    assert tests.loc["r", "p"] == expected < 0.05
+    assert versus_baseline(table, "OTEM", SIGNS, seed=7).startswith(
+        "OTEM agrees with the human score more than BLEU on both r and τ")
+    # Read the wrong way round (OTEM as higher-is-better), it agrees less, and the p is that of "less".
+    wrong = study.versus_tests(table, "OTEM", {"BLEU": 1, "OTEM": 1}, seed=7)
+    assert wrong.loc["r", "gap"] < 0
+    assert wrong.loc["r", "p"] == perm_both(table.OTEM, table.BLEU, table.human, "pearson", seed=7).pvalue < 0.05
+    assert versus_baseline(table, "OTEM", {"BLEU": 1, "OTEM": 1}, seed=7).startswith(
+        "OTEM agrees with the human score less than BLEU on both r and τ")
+
+
+def test_versus_table_and_table_verdict():
+    table = _ranked().assign(UTEM=lambda d: -d.BLEU)
+    versus = study.versus_table(table, ["OTEM", "UTEM"], SIGNS | {"UTEM": -1}, seed=3)
+    assert versus.index.tolist() == [("OTEM", "r"), ("OTEM", "τ"), ("UTEM", "r"), ("UTEM", "τ")]
+    assert versus.loc[("UTEM", "r"), "gap"] == 0  # UTEM = -BLEU: the same agreement once oriented
+    verdict = study.table_verdict(versus)
+    assert verdict.startswith("OTEM agrees with the human score more than BLEU on both r and τ")
+    assert "; UTEM agrees with the human score about as much as BLEU on both r and τ (by 0.000 and 0.000" in verdict
+
+
+# -- Figures 3-4: MQM errors ------------------------------------------------------------------------
+
+def _ted(bleu, additions):
+    systems = list("abcde")
+    scores = {"OTEM-2": {s: float(np.mean(additions[s])) for s in systems},  # OTEM-2 = the addition rate
+              "BLEU": dict(zip(systems, bleu))}
+    return {"x": {"systems": systems, "stats": {m: SimpleNamespace(system_scores=lambda v=v: v) for m, v in scores.items()},
+                  "counts": {"Addition": additions}}}
+
+
+ADDITIONS = {"a": [0, 0], "b": [1, 0], "c": [1, 1], "d": [2, 1], "e": [2, 2]}  # rates 0, 0.5, 1, 1.5, 2
+
+
+def test_mqm_tests_orient_errors_and_metrics():
+    # BLEU rises with the errors: agreement -1; OTEM-2 rises with them too, which is agreement +1.
+    tests = study.mqm_tests(_ted([1, 2, 3, 4, 5], ADDITIONS), MQM_SIGNS, pairs=[("Addition", "OTEM-2")], seed=2)
+    t = tests.iloc[0]
+    assert (t.lp, t.errors, t.metric, t.fewest, t.most) == ("x", "Addition", "OTEM-2", 0, 4)
+    assert (t.agreement, t["BLEU agreement"], t.gap) == pytest.approx((1.0, -1.0, 2.0))
+    rates = np.array([0, 0.5, 1, 1.5, 2])
+    assert t.p == perm_both([1, 2, 3, 4, 5], -rates, -rates, "pearson", seed=2).pvalue
+    # No system with an error: no correlation, no test.
+    none = study.mqm_tests(_ted([1, 2, 3, 4, 5], {s: [0, 0] for s in "abcde"}), MQM_SIGNS,
+                           pairs=[("Addition", "OTEM-2")], seed=2)
+    assert math.isnan(none.p.iloc[0])
+
+
+def _ted_corr():
+    rows = [("x", "Addition", "OTEM-2", 0.5, 0.1, 0.8, 13), ("x", "Addition", "BLEU", 0.1, -0.3, 0.4, 13),
+            ("x", "Omission", "UTEM-4", 0.6, 0.2, 0.9, 40), ("x", "Omission", "BLEU", 0.7, 0.3, 0.9, 40)]
+    return pd.DataFrame(rows, columns=["lp", "errors", "metric", "agreement r", "low", "high", "errors counted"])
+
+
+def _tests(p_add=0.01, p_om=0.3):
+    return pd.DataFrame([("x", "Addition", "OTEM-2", 0.4, p_add, 1, 3), ("x", "Omission", "UTEM-4", -0.1, p_om, 6, 9)],
+                        columns=["lp", "errors", "metric", "gap", "p", "fewest", "most"])
+
+
+def test_agreement_lines_and_error_totals():
+    assert study.agreement_lines(_ted_corr()) == ("x: OTEM-2 +0.50 [+0.10, +0.80] vs BLEU +0.10 [-0.30, +0.40] on "
+                                                  "additions, UTEM-4 +0.60 [+0.20, +0.90] vs BLEU +0.70 [+0.30, +0.90] "
+                                                  "on omissions")
+    assert study.error_totals(_ted_corr()) == "x: 13 additions, 40 omissions"
+
+
+def test_mqm_verdicts_rest_on_perm_both():
+    lines = study.mqm_verdicts(_ted_corr(), _tests()).split("\n")
+    assert lines[0] == ("* x, additions (1–3 per system): OTEM-2's agreement is above zero, BLEU's not distinguishable "
+                        "from zero; OTEM-2 tracks additions better than BLEU (+0.400 in agreement r; PERM-BOTH "
+                        "p = 0.010). With at most 3 marked errors per system, r rests on a handful of events and "
+                        "means little here (PERM-BOTH holds the error counts fixed, so its p leaves their noise out).")
+    assert lines[1] == ("* x, omissions (6–9 per system): both UTEM-4's and BLEU's agreement intervals lie above zero; "
+                        "UTEM-4 is not shown to track omissions better or worse than BLEU: the difference in "
+                        "agreement r (-0.100) is not significant at 5% (PERM-BOTH p = 0.300).")
+    assert "UTEM-4 was not tested against BLEU" in study.mqm_verdicts(_ted_corr(), _tests(p_om=math.nan))
+    assert study.mqm_verdicts(_ted_corr(), _tests(p_add=0.2)).split("\n")[0].endswith(
+        "(PERM-BOTH p = 0.200). With at most 3 marked errors per system, r rests on a handful of events and means "
+        "little here.")
+
+
+def test_mqm_summary():
+    assert study.mqm_summary(_ted_corr(), _tests()) == (
+        "the agreement interval lies above zero for OTEM-2 on x additions, UTEM-4 on x omissions (and BLEU's); "
+        "Otem or Utem tracks the errors significantly (at 5%) better than BLEU for OTEM-2 on x additions "
+        "(PERM-BOTH p = 0.010, but at most 3 marked errors per system); in the other 1 analysis the difference from BLEU is not significant "
+        "(PERM-BOTH p = 0.300)")
+    assert study.mqm_summary(_ted_corr(), _tests(p_add=0.2)).endswith(
+        "in no analysis does Otem or Utem track the errors significantly (at 5%) better or worse than BLEU "
+        "(PERM-BOTH p from 0.200 to 0.300)")
+
+
+# -- Table 1 --------------------------------------------------------------------------------------
+
+def test_rank_moves_ratio_and_correlations():
+    table = pd.DataFrame({"human": [3.0, 2.0, 1.0], "BLEU": [30.0, 20.0, 10.0], "OTEM": [1.0, 3.0, 2.0],
+                          "OTEM (authors)": [2.0, 12.0, 6.0]}, index=list("abc"))
+    moves = study.rank_moves(table, "OTEM", SIGNS)  # BLEU ranks a, b, c = 1, 2, 3; OTEM (lower better) 1, 3, 2
+    assert moves.tolist() == [0, 1, 1]
+    assert study.rank_move_text(moves) == "the largest move: b, 1 places"
+    assert study.median_ratio_text(table, "OTEM (authors)", "OTEM") == "3.0 times"  # ratios 2, 4, 3
+    t = _table([-1.0, -2.0, -3.0, -4.0])
+    assert study.correlations_text(t, SIGNS) == "BLEU +0.800, OTEM -1.000"
+    assert study.correlations_text(t, SIGNS, method="kendall") == "BLEU +0.667, OTEM -1.000"
 
 
 def test_without_lowest_drops_the_lowest_human_score():
