@@ -86,6 +86,12 @@ class EvalSet:
     segment_ids: list[int] = field(default_factory=list)
     unread_human_files: list[str] = field(default_factory=list)
 
+    def __repr__(self) -> str:
+        # A summary: the dataclass default would print every segment of every system.
+        human = ", ".join(f"{n} ({lev})" for n, lev in sorted(self.human)) or "none"
+        return (f"EvalSet({self.name!r}: {self.n_segments} segments, {len(self.mt_systems)} MT systems, "
+                f"references {list(self.refs)} (standard {self.std_ref!r}), human scores: {human})")
+
     @property
     def name(self) -> str:
         return f"{self.test_set} {self.lp}"
@@ -310,8 +316,9 @@ def load_evalset(test_set: str, lp: str, root: str | os.PathLike | None = None, 
 def evalset_from_files(hyp_files: Sequence[str | os.PathLike], ref_files: Sequence[str | os.PathLike],
                        src_file: str | os.PathLike | None = None, *, lp: str, test_set: str = "files") -> EvalSet:
     """An evaluation set from plain text files: one hypothesis file per system (named by the
-    file name without its extension), one or more reference files (the first is the standard
-    one) and optionally the source. Every file must have the same number of lines; without a
+    file name without its last extension: ``MSRA.MASS.6942.txt`` is ``MSRA.MASS.6942``, as WMT
+    names carry dots), one or more reference files (the first is the standard one) and
+    optionally the source. Every file must have the same number of lines; without a
     source, the source segments are empty strings. There are no human scores.
     """
     if len(lp.split("-")) != 2 or not all(lp.split("-")):
@@ -320,7 +327,7 @@ def evalset_from_files(hyp_files: Sequence[str | os.PathLike], ref_files: Sequen
         raise ValueError("need at least one hypothesis file and one reference file")
 
     def name_of(path: Path) -> str:
-        return path.name.split(".")[0] if path.name.split(".")[0] else path.name
+        return path.stem or path.name  # ".hidden" has no stem
 
     def read_named(files, what: str) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
@@ -332,7 +339,7 @@ def evalset_from_files(hyp_files: Sequence[str | os.PathLike], ref_files: Sequen
             name = name_of(f)
             if name in out:
                 raise ValueError(f"two {what} files are both named {name!r} (names come from file names "
-                                 f"without extensions): rename one of them ({f})")
+                                 f"without their last extension): rename one of them ({f})")
             out[name] = read_lines(f)
         return out
 

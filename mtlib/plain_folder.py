@@ -10,19 +10,25 @@ The layout (every text file one segment per line, UTF-8; all the same number of 
       human-sys.tsv  (or .csv)    optional: columns system, score
       human-seg.tsv  (or .csv)    optional: columns system, segment (1-based line), score
 
-Names come from the file names without their extension. Human scores are optional, and a
-system may lack one (it is then missing, never guessed); a score for an unknown system or
-line, a repeated one, or one that is not a number is an error that names the file and row.
+Names are the file names without ``.txt`` and nothing more: ``MSRA.MASS.6942.txt`` is the
+system ``MSRA.MASS.6942`` (WMT names carry dots), and a system and a reference of the same name
+are refused. Human scores are optional, and a system may lack one (it is then missing, never
+guessed); a score for an unknown system or line, a repeated one, or one that is not a number is
+an error that names the file and row. Every file is read by :func:`mtlib.textio.read_lines`: a
+UTF-8 byte-order mark at the start (as spreadsheet programs write) is removed with a warning,
+and a file that is not UTF-8 is an error that names it.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import math
 import os
 from pathlib import Path
 
-from mtlib.data import EvalSet, evalset_from_files
+from mtlib.data import EvalSet
+from mtlib.textio import read_lines
 
 __all__ = ["load_folder", "HUMAN_NAME"]
 
@@ -36,9 +42,20 @@ def _table(folder: Path, stem: str) -> tuple[Path, list[dict[str, str]]] | None:
     if len(found) > 1:
         raise ValueError(f"{folder}: both {found[0].name} and {found[1].name} exist; keep one")
     path = found[0]
-    with open(path, encoding="utf-8", newline="") as f:
-        rows = list(csv.DictReader(f, delimiter="\t" if path.suffix == ".tsv" else ","))
+    text = "\n".join(read_lines(path))  # UTF-8 checked (the error names the file), a BOM removed
+    rows = list(csv.DictReader(io.StringIO(text, newline=""), delimiter="\t" if path.suffix == ".tsv" else ","))
     return path, rows
+
+
+def _named_files(paths: list[Path], what: str) -> dict[str, list[str]]:
+    """name (the file name without ``.txt``) -> lines, for the ``.txt`` files of one folder."""
+    out = {}
+    for path in paths:
+        name = path.name[:-len(".txt")]
+        if not name:
+            raise ValueError(f"{path}: a {what} file needs a name before .txt")
+        out[name] = read_lines(path)
+    return out
 
 
 def _number(path: Path, row: int, value: str | None) -> float:
@@ -71,11 +88,28 @@ def load_folder(folder: str | os.PathLike, lp: str, *, test_set: str | None = No
         raise FileNotFoundError(f"{folder}: no system outputs (systems/NAME.txt)")
     if not refs:
         raise FileNotFoundError(f"{folder}: no references (references/NAME.txt)")
-    refs.sort(key=lambda p: (p.stem != "ref", p.stem))  # "ref" first: the standard reference
+    if len(lp.split("-")) != 2 or not all(lp.split("-")):
+        raise ValueError(f"lp must look like 'en-de', got {lp!r}")
+    outputs, references = _named_files(systems, "system"), _named_files(refs, "reference")
+    clash = sorted(set(outputs) & set(references))
+    if clash:
+        raise ValueError(f"{folder}: {clash} name both a system (systems/) and a reference (references/); "
+                         "rename one of them")
+    std_ref = min(references, key=lambda r: (r != "ref", r))  # "ref", else the first by name
+    n = len(references[std_ref])
+    if n == 0:
+        raise ValueError(f"{folder / 'references' / (std_ref + '.txt')}: empty reference file")
     source = folder / "source.txt"
-    evs = evalset_from_files(systems, refs, source if source.is_file() else None, lp=lp,
-                             test_set=test_set or folder.name)
-    n = evs.n_segments
+    src = read_lines(source) if source.is_file() else [""] * n
+    for sub, named in (("systems", outputs), ("references", references)):
+        for name, lines in named.items():
+            if len(lines) != n:
+                raise ValueError(f"{folder / sub / (name + '.txt')}: {len(lines)} lines, but the standard "
+                                 f"reference {std_ref}.txt has {n}")
+    if len(src) != n:
+        raise ValueError(f"{source}: {len(src)} lines, but the standard reference {std_ref}.txt has {n}")
+    references = {r: references[r] for r in sorted(references, key=lambda r: (r != "ref", r))}
+    evs = EvalSet(test_set or folder.name, lp, src, references, outputs, {}, std_ref, [], list(range(n)), [])
 
     sys_table = _table(folder, "human-sys")
     if sys_table is not None:

@@ -132,3 +132,22 @@ def test_evalset_from_files_names_a_folder_given_as_a_file(tmp_path):
     (tmp_path / "sysA").mkdir()
     with pytest.raises(IsADirectoryError, match="hypothesis file .*sysA is a folder, not a text file"):
         evalset_from_files([tmp_path / "sysA"], [tmp_path / "ref.txt"], lp="de-en")
+
+
+def test_evalset_from_files_keeps_dotted_system_names(tmp_path):
+    from mtlib.data import evalset_from_files
+    (tmp_path / "newstest2019.ref.txt").write_text("a\nb\n")
+    for name in ("MSRA.MASS.6942", "MSRA.MASS.6996", "Baidu-system.6940"):
+        (tmp_path / f"{name}.txt").write_text("a\nc\n")
+    hyps = sorted(tmp_path.glob("[MB]*.txt"))
+    evs = evalset_from_files(hyps, [tmp_path / "newstest2019.ref.txt"], lp="de-en")
+    assert evs.mt_systems == ["Baidu-system.6940", "MSRA.MASS.6942", "MSRA.MASS.6996"]
+    assert evs.std_ref == "newstest2019.ref"
+
+
+def test_evalset_repr_is_a_summary_not_the_segments(tiny_mtme):
+    evs = load_evalset("toy", "de-en", root=tiny_mtme)
+    text = repr(evs)
+    assert text.startswith("EvalSet('toy de-en': 4 segments, ")
+    assert "standard 'ref'" in text and "(sys)" in text and "(seg)" in text
+    assert SRC[0] not in text and len(text) < 400

@@ -88,3 +88,46 @@ def test_example_generator_reproduces_the_shipped_folder(tmp_path):
     shipped = mtlib.example_folder()
     for path in sorted(p for p in tmp_path.rglob("*") if p.is_file()):
         assert path.read_bytes() == (shipped / path.relative_to(tmp_path)).read_bytes(), path.name
+
+
+def test_names_keep_their_dots_and_colliding_names_are_refused(tmp_path):
+    # WMT file names carry dots: only ".txt" is stripped, so these two stay two systems
+    root = make_folder(tmp_path / "wmt", sys_scores="system\tscore\nMSRA.MASS.6942\t0.3\nMSRA.MASS.6996\t0.2\n")
+    for name in ("sysA", "sysB", "sysC"):
+        (root / "systems" / f"{name}.txt").rename(root / "systems" / f"{name}.v1.0.txt")
+    write_lines(root / "systems" / "MSRA.MASS.6942.txt", SYSTEMS["sysA"])
+    write_lines(root / "systems" / "MSRA.MASS.6996.txt", SYSTEMS["sysB"])
+    (root / "references" / "refB.txt").rename(root / "references" / "refB.para.txt")
+    evs = load_folder(root, "de-en")
+    assert evs.mt_systems == ["MSRA.MASS.6942", "MSRA.MASS.6996", "sysA.v1.0", "sysB.v1.0", "sysC.v1.0"]
+    assert list(evs.refs) == ["ref", "refB.para"] and evs.std_ref == "ref"
+    assert evs.human_sys() == {"MSRA.MASS.6942": 0.3, "MSRA.MASS.6996": 0.2, "sysA.v1.0": None,
+                               "sysB.v1.0": None, "sysC.v1.0": None}
+    assert evs.outputs["MSRA.MASS.6996"] == SYSTEMS["sysB"]
+    write_lines(root / "systems" / "ref.txt", REF)  # a system named like a reference
+    with pytest.raises(ValueError, match=r"\['ref'\] name both a system \(systems/\) and a reference"):
+        load_folder(root, "de-en")
+
+
+def test_a_score_table_with_a_byte_order_mark_loads(tmp_path):
+    # spreadsheet programs write a UTF-8 BOM (and CRLF line ends); the header is still "system"
+    root = make_folder(tmp_path / "bom", sys_scores=None)
+    (root / "human-sys.tsv").write_bytes("\ufeffsystem\tscore\r\nsysA\t0.5\r\nsysB\t0.1\r\n".encode("utf-8"))
+    (root / "human-seg.csv").write_bytes("\ufeffsystem,segment,score\r\nsysC,2,0.7\r\n".encode("utf-8"))
+    with pytest.warns(UserWarning) as caught:
+        evs = load_folder(root, "de-en")
+    assert sorted(str(w.message).split("/")[-1] for w in caught) == [
+        "human-seg.csv: removed the UTF-8 byte-order mark at the start of the file",
+        "human-sys.tsv: removed the UTF-8 byte-order mark at the start of the file"]
+    assert evs.human_sys() == {"sysA": 0.5, "sysB": 0.1, "sysC": None}
+    assert evs.human_seg() == {"sysC": [None, 0.7, None, None]}
+
+
+@pytest.mark.parametrize("name", ["human-seg.tsv", "human-sys.tsv", "systems/sysB.txt"])
+def test_a_file_that_is_not_utf8_is_named(tmp_path, name):
+    root = make_folder(tmp_path / "latin1")
+    texts = {"human-seg.tsv": "system\tsegment\tscore\nsysA\t1\t0.5\n# Müller\n",
+             "human-sys.tsv": "system\tscore\nsysA\t0.5\n", "systems/sysB.txt": "\n".join(SYSTEMS["sysB"]) + "\n"}
+    (root / name).write_bytes(texts[name].replace("\n", "é\n", 1).encode("latin-1"))
+    with pytest.raises(ValueError, match=rf"{name}: not UTF-8 text \(line 1, byte 0xe9"):
+        load_folder(root, "de-en")
