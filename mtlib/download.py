@@ -6,7 +6,9 @@ expect with ``sha256=``; without one, the checksum of the first download is reco
 beside the archive and every later use is checked against it (trust on first use: the
 archive could not be fetched when this module was written, so no checksum is pinned).
 
-Usage: ``python -m mtlib.download`` prints the folder to use as ``MTLIB_MTME``.
+Usage: ``python -m mtlib.download`` prints the folder to use as ``MTLIB_MTME``. Without internet
+it stops with one line (``error: could not download …``, exit 2): point ``MTLIB_MTME`` at an
+mt-metrics-eval folder you already have instead.
 
 Written with the standard library rather than ``pooch``: pooch fetches only http(s), ftp, sftp
 and DOI addresses (an archive already on disk or a share comes as ``file://`` here), and it
@@ -17,16 +19,18 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import http.client
 import shutil
 import sys
 import tarfile
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Sequence
 
 from mtlib import paths
 
-__all__ = ["MTME_URL", "download_mtme", "sha256_file"]
+__all__ = ["MTME_URL", "DownloadError", "download_mtme", "sha256_file"]
 
 MTME_URL = "https://storage.googleapis.com/mt-metrics-eval/mt-metrics-eval-v2.tgz"
 
@@ -39,10 +43,28 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+class DownloadError(ConnectionError):
+    """The archive could not be fetched: no internet, an unreachable address or an HTTP error.
+    The message names the address and the alternative (``MTLIB_MTME``)."""
+
+
 def _fetch(url: str, dest: Path) -> None:
     tmp = dest.with_name(dest.name + ".part")
-    with urllib.request.urlopen(url) as response, open(tmp, "wb") as out:
-        shutil.copyfileobj(response, out, length=1 << 20)
+    try:
+        with urllib.request.urlopen(url) as response, open(tmp, "wb") as out:
+            shutil.copyfileobj(response, out, length=1 << 20)
+    except (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError) as err:
+        tmp.unlink(missing_ok=True)
+        reason = getattr(err, "reason", None) or err
+        if isinstance(err, urllib.error.HTTPError):
+            why = f"the server answered HTTP {err.code} {err.reason}"
+        elif url.lower().startswith("file:"):
+            why = f"the file cannot be read ({reason})"
+        else:
+            why = f"no internet connection, or the address cannot be reached ({type(reason).__name__}: {reason})"
+        raise DownloadError(f"could not download {url}: {why}. If you have an mt-metrics-eval folder, point "
+                            f"{paths.MTME_ENV} at it instead (export {paths.MTME_ENV}=/path/to/mt-metrics-eval)"
+                            ) from None
     tmp.replace(dest)
 
 
@@ -58,6 +80,9 @@ def download_mtme(url: str = MTME_URL, *, sha256: str | None = None, cache: Path
 
     Returns:
         The unpacked folder that holds the test sets (use it as ``MTLIB_MTME``).
+
+    Raises:
+        DownloadError: the archive could not be fetched (no internet, unreachable address, HTTP error).
     """
     base = (cache or paths.cache_dir()) / "mtme"
     base.mkdir(parents=True, exist_ok=True)
@@ -98,7 +123,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sha256", default=None, help="expected SHA-256 of the archive")
     parser.add_argument("--force", action="store_true")
     args = parser.parse_args(argv)
-    path = download_mtme(args.url, sha256=args.sha256, force=args.force)
+    try:
+        path = download_mtme(args.url, sha256=args.sha256, force=args.force)
+    except (DownloadError, ValueError) as err:  # ValueError: a checksum mismatch (the file is removed)
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     print(path)
     return 0
 

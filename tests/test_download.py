@@ -53,3 +53,49 @@ def test_refuses_paths_outside_the_target(tmp_path):
     with pytest.raises(tarfile.TarError):
         download_mtme(bad.as_uri(), cache=tmp_path / "cache")
     assert not (tmp_path / "cache" / "escaped.txt").exists()
+
+
+@pytest.mark.parametrize("error, why", [
+    (lambda: __import__("urllib.error").error.URLError(OSError(-2, "Name or service not known")),
+     "no internet connection, or the address cannot be reached (OSError: [Errno -2] Name or service not known)"),
+    (lambda: TimeoutError("timed out"), "no internet connection, or the address cannot be reached (TimeoutError"),
+    (lambda: __import__("urllib.error").error.HTTPError("u", 404, "Not Found", {}, None),
+     "the server answered HTTP 404 Not Found"),
+])
+def test_offline_download_is_one_clear_line(tmp_path, monkeypatch, capsys, error, why):
+    from mtlib import download
+
+    def offline(url, *a, **k):
+        raise error()
+    monkeypatch.setattr(download.urllib.request, "urlopen", offline)
+    monkeypatch.setenv("MTLIB_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(download.DownloadError, match="point MTLIB_MTME at it"):
+        download_mtme("https://example.org/mt-metrics-eval-v2.tgz", cache=tmp_path / "cache")
+    assert download.main([]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.strip().splitlines()) == 1
+    line = captured.err.strip()
+    assert line.startswith(f"error: could not download {download.MTME_URL}: {why}")
+    assert line.endswith("point MTLIB_MTME at it instead (export MTLIB_MTME=/path/to/mt-metrics-eval)")
+    assert "Traceback" not in captured.err
+    assert not list((tmp_path / "cache" / "mtme").glob("*.part"))  # nothing half-written is left
+
+
+def test_an_unreadable_file_url_is_not_called_offline(tmp_path, capsys):
+    from mtlib import download
+    assert download.main(["--url", (tmp_path / "missing.tgz").as_uri()]) == 2
+    err = capsys.readouterr().err
+    assert "the file cannot be read" in err and "internet" not in err
+
+
+def test_a_download_cut_off_leaves_no_part_file(tmp_path, monkeypatch):
+    import http.client
+    from mtlib import download
+
+    class CutOff(io.BytesIO):
+        def read(self, *a):
+            raise http.client.IncompleteRead(b"abc", 100)
+    monkeypatch.setattr(download.urllib.request, "urlopen", lambda url, *a, **k: CutOff())
+    with pytest.raises(download.DownloadError, match="cannot be reached .IncompleteRead"):
+        download_mtme("https://example.org/a.tgz", cache=tmp_path / "cache")
+    assert list((tmp_path / "cache" / "mtme").iterdir()) == []
