@@ -568,13 +568,21 @@ def test_table2_and_table3_texts():
     none = study.table2_text(None, None, n_permutations=200, seed=1)
     assert none.startswith("This run has no WMT19 en-de set, so the paper's Table 2 is not reproduced. In the paper,")
     assert f"no PERM-BOTH p could fall below {floor6:.3f}." in none
-    sums = {"DA-BERTScore": {"Σ|Δ| ours": 8, "Σ|Δ| paper": 4}, "BLEU (intl)": {"Σ|Δ| ours": 12, "Σ|Δ| paper": 12}}
+    sums = {"DA-BERTScore": {"Σ|Δ| ours": 8, "Σ|Δ| paper": 4}, "BLEU (intl)": {"Σ|Δ| ours": 12, "Σ|Δ| paper": 12},
+            "METEOR": {"Σ|Δ| ours": 8, "Σ|Δ| paper": 14}}
     text = study.table2_text(sums, False, n_permutations=200, seed=1, model="e5")
     assert "With our encoder, DA-BERTScore does not put Facebook's system first. " in text
-    assert "$\\Sigma|\\Delta|$ equals the paper's for BLEU (intl). It differs for DA-BERTScore 8 vs 4" in text
+    assert ("$\\Sigma|\\Delta|$ equals the paper's for BLEU (intl). It differs for DA-BERTScore 8 vs 4 (our encoder, "
+            "`e5`, and an estimated b); METEOR 8 vs 14 (NLTK's METEOR, not METEOR 1.5); scores that differ") in text
+    sums["BLEU (intl)"]["Σ|Δ| ours"] = 10
+    assert "BLEU (intl) 10 vs 12 (not explained: the implementation is the paper's)" in study.table2_text(sums, False)
+    assert "BLEU (intl) 10 vs 12 (the first 150 segments only)" in study.table2_text(sums, False, n_segments=150)
     assert text.endswith("Differences in $\\Sigma|\\Delta|$ between metrics are not tested.")
     assert "puts Facebook's system first, as humans do." in study.table2_text(sums, True)
-    assert study.table3_text([]).startswith("This run has no WMT19 en-de set, so the paper's two examples are not shown")
+    assert study.table3_text([], has_set=False).startswith(
+        "This run has no WMT19 en-de set, so the paper's two examples are not shown. In the paper,")
+    assert study.table3_text([], n_segments=20).startswith(
+        "The paper's two examples are not among the first 20 segments scored here, so they are not shown.")
     rows = [{"systems": {"MSRA": {"bertscore": 0.9, "da": 0.1}, "Facebook": {"bertscore": 0.8, "da": 0.2}}}]
     assert "BERTScore prefers MSRA in 1 of 1 examples, and DA-BERTScore prefers Facebook in 1 of 1." in \
         study.table3_text(rows)

@@ -820,19 +820,29 @@ def p_cell(p: float, n_permutations: int) -> str:
 
 
 def table2_text(sums: Mapping[str, Mapping[str, float]] | None, da_first: bool | None, *, n_permutations: int = 1000,
-                seed: int | None = None, model: str = "") -> str:
+                seed: int | None = None, model: str = "", n_segments: int | None = None) -> str:
     """The paragraph under the paper's Table 2 (the six best WMT19 en-de systems).
 
     Args:
         sums: metric -> ``{"Σ|Δ| ours", "Σ|Δ| paper"}``; None when the run has no WMT19 en-de.
         da_first: whether DA-BERTScore ranks Facebook's system first, as humans do.
+        model: the encoder's name; n_segments: segments scored (None: all, as the paper).
     """
     paper = ("In the paper, DA-BERTScore is the only metric that ranks Facebook's system first "
              "($\\Sigma|\\Delta| = 4$ against 10–14); the paper gives no test, and over six systems no PERM-BOTH p "
              f"could fall below {min_permutation_p(6, n_permutations=n_permutations, seed=seed):.3f}.")
     if sums is None:
         return "This run has no WMT19 en-de set, so the paper's Table 2 is not reproduced. " + paper
-    differ = [f"{m} {int(v['Σ|Δ| ours'])} vs {int(v['Σ|Δ| paper'])}" for m, v in sums.items()
+    segments = f"the first {n_segments} segments only" if n_segments is not None else ""
+    reasons = {"METEOR": "NLTK's METEOR, not METEOR 1.5", "BERTScore": f"our encoder, `{model}`",
+               DA: f"our encoder, `{model}`, and an estimated b"}
+
+    def reason(m: str) -> str:
+        if m in reasons:
+            return reasons[m] + (f"; {segments}" if segments else "")
+        return segments or "not explained: the implementation is the paper's"
+
+    differ = [f"{m} {int(v['Σ|Δ| ours'])} vs {int(v['Σ|Δ| paper'])} ({reason(m)})" for m, v in sums.items()
               if v["Σ|Δ| ours"] != v["Σ|Δ| paper"]]
     same = [m for m, v in sums.items() if v["Σ|Δ| ours"] == v["Σ|Δ| paper"]]
     text = (paper + f" With our encoder, DA-BERTScore {'puts' if da_first else 'does not put'} Facebook's system "
@@ -840,17 +850,20 @@ def table2_text(sums: Mapping[str, Mapping[str, float]] | None, da_first: bool |
     if same:
         text += f"$\\Sigma|\\Delta|$ equals the paper's for {', '.join(same)}. "
     if differ:
-        text += (f"It differs for {', '.join(differ)} (ours vs the paper's): the neural metrics use our encoder "
-                 f"({model}) and an estimated b, METEOR is NLTK's, and a metric's scores that differ a little can "
-                 "swap two of these six close systems. ")
+        text += (f"It differs for {'; '.join(differ)}; scores that differ a little can swap two of these six close "
+                 "systems. ")
     return text + "Differences in $\\Sigma|\\Delta|$ between metrics are not tested."
 
 
-def table3_text(rows: Sequence[Mapping[str, Any]]) -> str:
-    """The paragraph under the paper's Table 3 (:func:`example_rows`)."""
+def table3_text(rows: Sequence[Mapping[str, Any]], *, has_set: bool = True, n_segments: int | None = None) -> str:
+    """The paragraph under the paper's Table 3 (``rows``: :func:`example_rows`; ``has_set``:
+    whether the run has WMT19 en-de; ``n_segments``: segments scored, None for all)."""
+    paper = "In the paper, BERTScore prefers MSRA's output in both and DA-BERTScore Facebook's."
+    if not has_set:
+        return "This run has no WMT19 en-de set, so the paper's two examples are not shown. " + paper
     if not rows:
-        return ("This run has no WMT19 en-de set, so the paper's two examples are not shown. In the paper, "
-                "BERTScore prefers MSRA's output in both and DA-BERTScore Facebook's.")
+        where = f"the first {n_segments} segments scored here" if n_segments is not None else "this run's segments"
+        return f"The paper's two examples are not among {where}, so they are not shown. " + paper
     counts = example_sentences(rows, bertscore_prefers="MSRA", da_prefers="Facebook")
     return ("In the paper, BERTScore prefers MSRA in both examples and DA-BERTScore prefers Facebook. With our "
             f"encoder, BERTScore prefers MSRA in {counts['t3_bs_msra']} examples, and DA-BERTScore prefers Facebook "
