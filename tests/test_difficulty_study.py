@@ -600,3 +600,8 @@ def test_difficulty_shape_and_other_sets():
     assert study.other_sets_sentence(["wmt19 de-en", "wmt17 de-en"]) == (
         "The same analysis on wmt17 de-en, which the paper did not use (difficulty-aware BERTScore was tuned on "
         "nothing, so a new year is a fair test).")
+
+
+def test_puts_first():
+    table2 = pd.DataFrame({("DA-BERTScore", "Δ"): [0, 1, -1], ("BLEU", "Δ"): [-2, 1, 1]})
+    assert study.puts_first(table2, "DA-BERTScore") is True and study.puts_first(table2, "BLEU") is False

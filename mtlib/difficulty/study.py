@@ -48,7 +48,7 @@ __all__ = ["DA", "DA_HELD", "DA_RAW", "PAPER_NAME", "HELD_APART", "EvalsetRun", 
            "bootstrap_sentences", "overlap_scores", "overlap_comparison", "gain", "conclusion_sentences",
            "ALPHA", "STAT_METHODS", "CLAIMS", "OVERLAP_CLAIMS", "PAPER_SETS", "min_permutation_p", "p_text",
            "verdict", "metric_scores", "compare", "perm_tests", "test_phrase", "claims_sentence", "versus_summary",
-           "perm_count_sentence", "p_cell", "table1_displays", "model_label", "data_line", "gap_reasons", "table2_text",
+           "perm_count_sentence", "p_cell", "table1_displays", "puts_first", "model_label", "data_line", "gap_reasons", "table2_text",
            "table3_text", "difficulty_shape", "other_sets_sentence"]
 
 DA = "DA-BERTScore"
@@ -853,6 +853,12 @@ def table2_text(sums: Mapping[str, Mapping[str, float]] | None, da_first: bool |
         text += (f"It differs for {'; '.join(differ)}; scores that differ a little can swap two of these six close "
                  "systems. ")
     return text + "Differences in $\\Sigma|\\Delta|$ between metrics are not tested."
+
+
+def puts_first(table2: pd.DataFrame, metric: str) -> bool:
+    """Whether ``metric`` ranks the humans' best system first: its ``(metric, "Δ")`` (human rank
+    − metric rank) is 0 in the first row of the paper's Table 2 (rows in human order)."""
+    return bool(table2[(metric, "Δ")].iloc[0] == 0)
 
 
 def table3_text(rows: Sequence[Mapping[str, Any]], *, has_set: bool = True, n_segments: int | None = None) -> str:
