@@ -48,7 +48,9 @@ __all__ = ["DA", "DA_HELD", "DA_RAW", "PAPER_NAME", "HELD_APART", "EvalsetRun", 
            "bootstrap_sentences", "overlap_scores", "overlap_comparison", "gain", "conclusion_sentences",
            "ALPHA", "STAT_METHODS", "CLAIMS", "OVERLAP_CLAIMS", "PAPER_SETS", "min_permutation_p", "p_text",
            "verdict", "metric_scores", "compare", "perm_tests", "test_phrase", "claims_sentence", "versus_summary",
-           "perm_count_sentence", "p_cell", "table1_displays", "puts_first", "model_label", "data_line", "gap_reasons", "table2_text",
+           "perm_count_sentence", "p_cell", "table1_displays", "puts_first", "model_label", "data_line", "gap_reasons",
+           "authors_model", "AUTHORS_MODEL", "bootstrap_perm_sentence", "raw_lead", "held_apart_sentences",
+           "ties_sentence", "b_columns", "b_values_sentence", "HELD_APART_NOTE", "table2_text",
            "table3_text", "difficulty_shape", "other_sets_sentence"]
 
 DA = "DA-BERTScore"
@@ -208,7 +210,9 @@ def table1_sentences(table: pd.DataFrame, runs: Mapping[str, EvalsetRun], surfac
             "this run has no WMT19 set, the paper's only test set, so no row can be checked against the paper",
             "top30_gain": "; ".join(gains),
             "raw_vs_rescaled": "; ".join(raw),
-            "held_vs_inset": "; ".join(held) if held else "no held-apart set in this run"}
+            "held_vs_inset": ("The two baselines give " + "; ".join(held) + "." if held else
+                              f"This run has no held-apart baseline ({HELD_APART_NOTE}), so only the in-set $b$ is "
+                              "used.")}
 
 
 def raw_cosine_sentence(runs: Mapping[str, EvalsetRun], threshold: float = 0.7) -> str:
@@ -417,10 +421,125 @@ def bootstrap_sentences(p_better: pd.DataFrame) -> dict[str, str]:
     every baseline)."""
     top_p = p_better.xs(("top30", "pearson"), level=("subset", "method"))
     n_settle = int(((p_better["min"] >= 0.95) | (p_better["max"] <= 0.05)).sum())
+    n_b = NUMBER_WORDS.get(len(b_columns(p_better)), str(len(b_columns(p_better))))
     return {"boot_top": "; ".join(
                 f"{key}: {row['in-set']:.2f} at the in-set $b$, from {row['min']:.2f} to {row['max']:.2f} across "
-                "the four" for key, row in top_p.iterrows()),
+                f"the {n_b}" for key, row in top_p.iterrows()),
             "boot_settled": f"{n_settle} of {len(p_better)}"}
+
+
+NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four"}
+
+
+def b_columns(p_better: pd.DataFrame) -> list[str]:
+    """The values of ``b`` at which :func:`bootstrap_gain` computed the share (a held-apart
+    column only where some set has a held-apart estimate)."""
+    return [c for c in p_better.columns if c not in ("min", "max") and p_better[c].notna().any()]
+
+
+def b_values_sentence(p_better: pd.DataFrame) -> str:
+    """How many values of ``b`` the bootstrap share is computed at, and which."""
+    cols = b_columns(p_better)
+    n = NUMBER_WORDS.get(len(cols), str(len(cols)))
+    if "held apart" in cols:
+        return f"{n} values: the in-set and held-apart estimates and both ends of the plausible range"
+    return f"{n} values: the in-set estimate and both ends of the plausible range (no held-apart estimate in this run)"
+
+
+def bootstrap_perm_sentence(p_better: pd.DataFrame, tests: pd.DataFrame, metric: str = DA,
+                            other: str = "BERTScore") -> str:
+    """Where the bootstrap share P(DA better) stays >= 0.95 or <= 0.05 for every ``b`` tried
+    (resampling segments only), and which of those settings PERM-BOTH (at the in-set ``b``,
+    over systems) confirms: a significant p in the same direction."""
+    n_perm, alpha = tests.attrs.get("n_permutations", 1000), tests.attrs.get("alpha", ALPHA)
+    stat_of = {v: k for k, v in STAT_METHODS.items()}
+    settled = p_better[(p_better["min"] >= 0.95) | (p_better["max"] <= 0.05)]
+    text = (f"the bootstrap share P(DA better) stays ≥ 0.95 or ≤ 0.05 for every baseline tried in {len(settled)} "
+            f"of {len(p_better)} settings (resampling segments only, the human scores fixed)")
+    if not len(settled):
+        return text
+    confirmed, not_confirmed = [], []
+    for (key, subset, method), row in settled.iterrows():
+        stat = stat_of[method]
+        up = row["min"] >= 0.95
+        test = _find(tests, key, subset, stat, metric, other)
+        label = f"{key}, {'all systems' if subset == 'all' else 'top 30%'}, {STAT_SYMBOL[stat]}"
+        label += f" ({'≥ 0.95' if up else '≤ 0.05'})"
+        if test is None:
+            not_confirmed.append(f"{label}: not tested")
+            continue
+        clause = _p_clause(test, n_perm, alpha)
+        ok = test["verdict"] == "significant" and (test["higher"] == metric) == up
+        (confirmed if ok else not_confirmed).append(f"{label}: {clause}")
+    text += "; PERM-BOTH over systems at the in-set $b$ confirms "
+    text += (f"only {len(confirmed)} of them" if confirmed and not_confirmed else
+             "all of them" if confirmed else "none of them")
+    if confirmed:
+        text += " (" + "; ".join(confirmed) + ")"
+    if not_confirmed:
+        text += ", not " + "; ".join(not_confirmed)
+    return text
+
+
+STAT_SYMBOL = {"r": "$r$", "tau": "$\\tau$", "rho": "$\\rho$"}
+
+
+def raw_lead(tests: pd.DataFrame, stat: str = "r") -> str:
+    """The lead of the sentence on raw cosines against rescaling, conditional on PERM-BOTH:
+    whether DA-BERTScore and the paper's equations on raw cosines are significantly apart."""
+    rows = tests[(tests.metric == DA) & (tests.other == DA_RAW) & (tests.stat == stat)]
+    sig = int((rows.verdict == "significant").sum())
+    if not len(rows):
+        return "Rescaling moves the result"
+    if sig == len(rows):
+        return "Rescaling changes the result"
+    if sig:
+        return f"Rescaling changes the result significantly in {sig} of {len(rows)} tested settings"
+    return "Rescaling moves the correlations, but in no tested setting significantly"
+
+
+HELD_APART_NOTE = "the held-apart pairing covers only WMT18 and WMT19"
+
+
+def held_apart_sentences(runs: Mapping[str, EvalsetRun], b_margin: float) -> dict[str, str]:
+    """The sentences that name the baseline estimates, from whether the run's sets have a
+    held-apart estimate: ``b_estimates`` (the introduction), ``b_marks`` (the baseline figure),
+    ``held_sections`` (the conclusion's pointer)."""
+    with_held = [k for k, r in runs.items() if r.held is not None]
+    without = [k for k in runs if k not in with_held]
+    inset = 'from the evaluation set itself ("$b$ in-set", the main one)'
+    if with_held:
+        pairs = ", ".join(f"{runs[k].held_from} for {k}" for k in with_held)
+        est = (f"Two estimates are reported side by side: {inset} and from the other WMT year of the same language "
+               f'pair ("$b$ held apart": {pairs}), which uses none of the evaluated text')
+        if without:
+            est += f"; {', '.join(without)} {'has' if len(without) == 1 else 'have'} no held-apart estimate ({HELD_APART_NOTE})"
+        marks = (f"{'both estimates' if not without else 'the estimates'} marked and the plausible range shaded "
+                 f"(the estimates, widened by {b_margin:g} on each side)")
+    else:
+        est = (f"$b$ is estimated {inset}; a held-apart estimate, from the other WMT year of the same pair, is not "
+               f"available for {', '.join(without)}, as {HELD_APART_NOTE}")
+        marks = (f"the in-set estimate marked and the plausible range shaded (the estimate, widened by {b_margin:g} "
+                 "on each side; no held-apart estimate in this run)")
+    return {"b_estimates": est + ".", "b_marks": marks,
+            "held_sections": "$\\tau$, $\\rho$, " + ("the held-apart baseline " if with_held else "")
+                             + "and the intervals"}
+
+
+def ties_sentence(runs: Mapping[str, EvalsetRun]) -> str:
+    """Which sets of the run have top systems sharing a human score (where ``τ_b`` and ``τ_a``
+    differ), said from the run's human scores."""
+    parts = []
+    for key, r in runs.items():
+        scores = pd.Series({s: r.human[s] for s in r.top})
+        tied = int(scores.duplicated(keep=False).sum())
+        if tied:
+            parts.append(f"{key}'s top {len(r.top)} systems include {NUMBER_WORDS.get(tied, tied)} with the same human "
+                         "score")
+    text = "; ".join(parts) if parts else "no two top systems of this run share a human score"
+    if "wmt19 de-en" in runs:
+        text += ", and the paper's 0.548 for WMT19 de-en is a $\\tau_b$ value"
+    return text
 
 
 def overlap_comparison(runs: Mapping[str, EvalsetRun], subwords: str) -> pd.DataFrame:
@@ -473,6 +592,9 @@ def conclusion_sentences(table: pd.DataFrame, beyond: pd.DataFrame) -> dict[str,
     return {"n_gain_bs": f"{int((g_bs > 0).sum())} of {len(g_bs)}",
             "n_gain_ov": f"{int((g_ov > 0).sum())} of {len(g_ov)}",
             "n_raw_negative": f"{int((all_rows[DA_RAW] < 0).sum())} of {len(all_rows)}",
+            "raw_negative": "; ".join(
+                f"{STAT_SYMBOL[st]}: {int((v < 0).sum())} of {len(v)}" for st in ("r", "tau", "rho")
+                if len(v := table[(table.stat == st) & (table.subset == "all") & (table.metric == DA_RAW)].value)),
             "n_da_below_bs": f"{int((all_rows[DA] < all_rows['BERTScore']).sum())} of {len(all_rows)}",
             "top30_signed": "; ".join(f"{ts} {lp}: BERTScore {row['BERTScore']:+.3f} → DA-BERTScore {row[DA]:+.3f}"
                                       for (ts, lp), row in top_rows.iterrows()),
@@ -764,9 +886,24 @@ def table1_displays(table: pd.DataFrame, paper_sets: Sequence[str] = PAPER_SETS)
     return out
 
 
+# The authors' code's default encoder (bert_score 0.3.7) by target language: English or any other.
+AUTHORS_MODEL = {"en": "roberta-large (layer 17)", "other": "bert-base-multilingual-cased (layer 9)"}
+
+
+def authors_model(lps: Sequence[str]) -> str:
+    """The authors' code's default encoder for the target languages of ``lps`` (``"de-en"``...):
+    roberta-large for English targets, multilingual BERT for the others (:data:`AUTHORS_MODEL`)."""
+    targets = list(dict.fromkeys("en" if lp.split("-")[1] == "en" else "other" for lp in lps))
+    if len(targets) == 1:
+        return AUTHORS_MODEL[targets[0]] + (" for English targets" if targets[0] == "en" else " for non-English targets")
+    return f"{AUTHORS_MODEL['en']} for English targets, {AUTHORS_MODEL['other']} for the others"
+
+
 def gap_reasons(table: pd.DataFrame, *, model: str, n_segments: int | None, top_sizes: Sequence[int] = (),
                 test_set: str = "wmt19") -> str:
-    """Why our Table 1 rows differ from the paper's: each metric's largest ``|Δ|`` and its reason.
+    """Why our Table 1 rows differ from the paper's: each metric's largest ``|Δ|`` and what may
+    explain it. When the run scores a subset of segments, that subset is a possible reason of
+    every row; the top-30% rows are named only where their gap is larger than over all systems.
 
     Args:
         table: :func:`table1`.
@@ -774,10 +911,12 @@ def gap_reasons(table: pd.DataFrame, *, model: str, n_segments: int | None, top_
         n_segments: segments scored per set (None: all, as the paper).
         top_sizes: the number of top systems in the paper's sets of this run.
     """
+    lps = sorted(set(table.loc[(table.test_set == test_set) & table["paper"].notna(), "lp"]))
     reasons = {
         "METEOR": "NLTK's METEOR, not the Java METEOR 1.5 that the paper ran",
-        "BERTScore": (f"our encoder (`{model}`) instead of the authors' code's roberta-large / multilingual BERT "
-                      "(rescaling, which we skip, leaves r, τ and ρ unchanged)"),
+        "BERTScore": (f"our encoder (`{model}`) instead of the authors' code's default, {authors_model(lps)} (the "
+                      "paper names no specific checkpoint; rescaling, which we skip, leaves r, τ and ρ unchanged)"
+                      if lps else f"our encoder (`{model}`)"),
         DA: "our encoder, and a baseline b estimated from the data instead of bert_score's",
         DA_HELD: "our encoder, and b estimated on the other year",
         DA_RAW: "our encoder, and the paper's equations on raw cosines instead of the authors' rescaled pipeline"}
@@ -786,28 +925,35 @@ def gap_reasons(table: pd.DataFrame, *, model: str, n_segments: int | None, top_
     deltas = {m: d for m, d in deltas.items() if d == d}
     if not deltas:
         return "This run has no WMT19 set, the paper's only test set, so no gap to the paper is measured."
+    cut = n_segments is not None
     same = {m: d for m, d in deltas.items() if m not in reasons}  # the paper's own implementation
     parts = []
+    if cut:
+        parts.append(f"this run scores only the first {n_segments} segments of each set, the paper all of them, "
+                     "which may move every row")
     if same:
         listed = " and ".join(f"{m} (up to {d:.3f})" for m, d in same.items())
-        if n_segments is not None:
-            parts.append(f"this run scores only the first {n_segments} segments of each set, the paper all of them; "
-                         f"that alone explains the gaps of {listed}, which use the paper's implementation "
-                         "(sacreBLEU)")
+        if cut and any(same.values()):
+            parts.append(f"{listed} use the paper's implementation (sacreBLEU), so the segment subset is the likely "
+                         "reason for their gaps")
         elif any(same.values()):
             parts.append(f"{listed} use the paper's implementation (sacreBLEU) on all segments, so their gaps are "
                          "not explained")
         else:
             parts.append(f"{' and '.join(same)} reproduce{'s' if len(same) == 1 else ''} every printed value")
-    elif n_segments is not None:
-        parts.append(f"this run scores only the first {n_segments} segments of each set, the paper all of them")
-    parts += [f"{m} differs by up to {d:.3f}: {reasons[m]}" for m, d in deltas.items() if m in reasons and d]
-    text = "Where our numbers differ from the paper's, and why: " + "; ".join(parts) + "."
+    subset = "the segment subset and " if cut else ""
+    parts += [f"{m} differs by up to {d:.3f}: likely {subset}{reasons[m]}" for m, d in deltas.items()
+              if m in reasons and d]
+    text = "Where our numbers differ from the paper's, and what may explain it: " + "; ".join(parts) + "."
     if top_sizes:
         lo, hi = min(top_sizes), max(top_sizes)
         n = f"{lo}" if lo == hi else f"{lo} to {hi}"
-        text += (f" The top-30% rows rest on {n} systems, where one system moves a correlation far, so their gaps "
-                 "are the largest.")
+        by = {m: (max_abs_delta(table, metric=m, test_set=test_set, subset="top30"),
+                  max_abs_delta(table, metric=m, test_set=test_set, subset="all")) for m in deltas}
+        larger = [f"{m} ({t:.3f} vs {a:.3f})" for m, (t, a) in by.items() if t == t and (a != a or t > a)]
+        text += (f" The top-30% rows rest on {n} systems, where one system moves a correlation far; "
+                 + (f"their gap is larger than over all systems for {', '.join(larger)} (top 30% vs all systems)."
+                    if larger else "yet no metric's gap is larger there than over all systems."))
     return text
 
 
@@ -900,11 +1046,12 @@ def difficulty_shape(d_all: Sequence[float], d_top: Sequence[float], key: str,
 
 
 def other_sets_sentence(evalsets: Sequence[str], paper_sets: Sequence[str] = PAPER_SETS) -> str:
-    """Which sets of this run lie outside the paper's Table 1 (a fair test: the method was tuned
-    on nothing, so a new year is new evidence)."""
+    """Which sets of this run lie outside the paper's Table 1 (new evidence: no parameter is
+    fitted to human scores, though the in-set ``b`` comes from the evaluated text)."""
     others = [k for k in evalsets if k not in paper_sets]
     if not others:
         return ("This run holds only the paper's evaluation sets; a rerun on another year (see *Rerunning this "
                 "chapter*) tests the method on data the paper did not use.")
-    return (f"The same analysis on {', '.join(others)}, which the paper did not use (difficulty-aware BERTScore was "
-            "tuned on nothing, so a new year is a fair test).")
+    return (f"The same analysis on {', '.join(others)}, which the paper did not use. Difficulty-aware BERTScore has "
+            "no parameter fitted to human scores, so a new year is new evidence, with one qualification: the in-set "
+            "$b$ is estimated from the evaluated text itself (unrelated sentence pairs, no human scores).")
