@@ -16,7 +16,9 @@ The chapter (``notebooks/difficulty_aware_bertscore.ipynb``) scores each evaluat
   :func:`perm_count_sentence` turn the tests into words;
 * the sentences that quote the numbers: ``*_sentences`` functions return
   ``{glue name: markdown text}``, and the sentences a rerun on other data must get right
-  (:func:`data_line`, :func:`model_label`, :func:`gap_reasons`, :func:`table2_text`,
+  (:func:`data_line`, :func:`model_label`, :func:`gap_reasons`, :func:`authors_model`,
+  :func:`bootstrap_perm_sentence`, :func:`raw_lead`, :func:`held_apart_sentences`,
+  :func:`ties_sentence`, :func:`b_values_sentence`, :func:`table2_text`,
   :func:`table3_text`, :func:`difficulty_shape`, :func:`other_sets_sentence`).
 
 Subsets are named ``"all"`` (every system with a human score) and ``"top30"`` (the top
@@ -513,7 +515,8 @@ def held_apart_sentences(runs: Mapping[str, EvalsetRun], b_margin: float) -> dic
         est = (f"Two estimates are reported side by side: {inset} and from the other WMT year of the same language "
                f'pair ("$b$ held apart": {pairs}), which uses none of the evaluated text')
         if without:
-            est += f"; {', '.join(without)} {'has' if len(without) == 1 else 'have'} no held-apart estimate ({HELD_APART_NOTE})"
+            verb = "has" if len(without) == 1 else "have"
+            est += f"; {', '.join(without)} {verb} no held-apart estimate ({HELD_APART_NOTE})"
         marks = (f"{'both estimates' if not without else 'the estimates'} marked and the plausible range shaded "
                  f"(the estimates, widened by {b_margin:g} on each side)")
     else:
@@ -895,7 +898,8 @@ def authors_model(lps: Sequence[str]) -> str:
     roberta-large for English targets, multilingual BERT for the others (:data:`AUTHORS_MODEL`)."""
     targets = list(dict.fromkeys("en" if lp.split("-")[1] == "en" else "other" for lp in lps))
     if len(targets) == 1:
-        return AUTHORS_MODEL[targets[0]] + (" for English targets" if targets[0] == "en" else " for non-English targets")
+        where = " for English targets" if targets[0] == "en" else " for non-English targets"
+        return AUTHORS_MODEL[targets[0]] + where
     return f"{AUTHORS_MODEL['en']} for English targets, {AUTHORS_MODEL['other']} for the others"
 
 
