@@ -370,6 +370,8 @@ def test_table1_sentences():
                      "of 4 fits (2 rows × 2 ensemble seeds): in every seed for 0 rows, in none for 1; the paper "
                      "chose an MLP for the source-based zh-en pair only and linear regression in its other MQM rows",
         "t1_regemt_delta": "+0.050"}
+    same = study.table1_sentences(ours, paper, vs.assign(**{"RegEMT low": [0.45, 0.2001], "RegEMT high": [0.55, 0.2004]}))
+    assert "r2: RegEMT 0.200 (the same under every seed; MLP chosen in 0 of 2)" in same["t1_lines"]
     one = study.table1_sentences(ours.loc[["r2"]], paper.loc[["r2"]],
                                  vs.loc[["r2"]].assign(seeds=1, **{"p high": 0.2}), inner_split="random")
     assert one["t1_wins"] == ("Averaged over 1 ensemble seed, RegEMT is above the best single metric in 0 of 1 "
@@ -776,7 +778,7 @@ def test_conclusion_quotes_the_sentences():
             "regbase_vs_regemt": "V", "cd_summary": "C", "level_summary": "L"}
     text = study.conclusion(["a b", "c d"], said)
     assert text.startswith("With an offline multilingual encoder, on the MQM sets a b, c d (the paper's were "
-                           "WMT20's), in Table 1's MQM block: W. M. The mean of |ρ(RegEMT)| minus the paper's value "
+                           "WMT20's), in Table 1's MQM block: w. M. The mean of |ρ(RegEMT)| minus the paper's value "
                            "is +0.1. S. Against BLEU and METEOR: R. V. Contextual against decontextualized vectors: C. "
                            "DA-BERTScore's negative segment-level ρ: L. ")
     assert text.endswith("the intervals and p-values above say how far each number can be trusted.")

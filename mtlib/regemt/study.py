@@ -432,7 +432,9 @@ def table1_sentences(ours: pd.DataFrame, paper: pd.DataFrame, vs: pd.DataFrame, 
             + (f" ({listed(sig_down)})" if len(sig_down) else ""))
     lines = []
     for r, v in vs.iterrows():
-        spread = f"{v['RegEMT low']:.3f}–{v['RegEMT high']:.3f} over the seeds; " if n_seeds > 1 else ""
+        spread = ("" if n_seeds < 2 else "the same under every seed; "
+                  if f"{v['RegEMT low']:.3f}" == f"{v['RegEMT high']:.3f}"
+                  else f"{v['RegEMT low']:.3f}–{v['RegEMT high']:.3f} over the seeds; ")
         lines.append(f"{r}: RegEMT {v['RegEMT mean']:.3f} ({spread}MLP chosen in {v['MLP chosen']} of {v['seeds']}), "
                      f"best single metric {v['best']} {v['best ρ']:.3f}: {v['verdict']} "
                      f"({p_range([v['p low'], v['p high']], n_permutations)})")
@@ -1021,14 +1023,18 @@ def level_summary(lv: pd.DataFrame, column: str = EXTRA[0]) -> str:
             f"(negative within a source too) in {against} and undecided in {len(lv) - supported - against}")
 
 
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
 def conclusion(keys: Sequence[str], said: Mapping[str, str]) -> str:
     """The chapter's conclusion from its sentences (``t1_wins``, ``t1_choice``,
     ``t1_regemt_delta``, ``split_summary``, ``rb_summary``, ``regbase_vs_regemt``,
     ``cd_summary``, ``level_summary``)."""
     return " ".join([
         f"With an offline multilingual encoder, on the MQM sets {', '.join(keys)} (the paper's were WMT20's), in "
-        f"Table 1's MQM block: {said['t1_wins']}. {said['t1_choice']}. The mean of |ρ(RegEMT)| minus the paper's value "
-        f"is {said['t1_regemt_delta']}.",
+        f"Table 1's MQM block: {_lower_first(said['t1_wins'])}. {said['t1_choice']}. The mean of |ρ(RegEMT)| minus the "
+        f"paper's value is {said['t1_regemt_delta']}.",
         f"{said['split_summary']}.",
         f"Against BLEU and METEOR: {said['rb_summary']}. {said['regbase_vs_regemt']}.",
         f"Contextual against decontextualized vectors: {said['cd_summary']}.",
