@@ -176,6 +176,11 @@ def _synthetic(n=200, seed=0):
     return feats, y
 
 
+def _sources(n, per_source=4):
+    """Source texts of synthetic rows: ``per_source`` consecutive rows share one."""
+    return [f"s{i // per_source:03d}" for i in range(n)]
+
+
 def test_split_by_source_keeps_sources_together():
     from mtlib.regemt.ensemble import split_by_source
     sources = ["b", "a", "c", "a", "e", "d", "b", "e", "f", "g"]
@@ -196,8 +201,9 @@ def test_ensemble_fits_imputes_and_reports():
     feats.loc[3, "noise"] = np.inf
     feats.loc[5, "x1_copy"] = np.nan
     with pytest.warns(UserWarning, match=r"imputing missing or infinite training values \{'x1_copy': 1, 'noise': 1\}"):
-        fitted = fit_ensemble(feats, y)
+        fitted = fit_ensemble(feats, y, groups=_sources(len(y)))
     assert fitted.choice in ("linear", "mlp") and set(fitted.inner_r2) == {"linear", "mlp"}
+    assert fitted.inner_split == "source"
     assert fitted.imputed == {"x1_copy": 1, "noise": 1}
     test, y_test = _synthetic(seed=1)
     from scipy.stats import spearmanr
@@ -205,14 +211,14 @@ def test_ensemble_fits_imputes_and_reports():
     with pytest.raises(ValueError, match="features \\['noise'\\] are missing"):
         fitted.predict(test[["x1", "x1_copy"]])
     with pytest.raises(ValueError, match="target has 1 missing"):
-        fit_ensemble(feats, np.r_[y[:-1], np.nan])
+        fit_ensemble(feats, np.r_[y[:-1], np.nan], groups=_sources(len(y)))
 
 
 def test_ablation_drops_the_most_redundant_feature_first():
     from mtlib.regemt.ensemble import ablation
     train, y = _synthetic()
     test, y_test = _synthetic(seed=1)
-    steps = ablation(train, y, test, y_test)
+    steps = ablation(train, y, test, y_test, groups=_sources(len(y)))
     assert list(steps["features"]) == [3, 2, 1]
     assert steps.loc[1, "dropped"] in ("x1", "x1_copy")  # the near-duplicate pair
     assert steps.loc[1, "spearman"] > 0.95  # dropping a duplicate loses nothing

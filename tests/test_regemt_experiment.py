@@ -195,10 +195,16 @@ def test_evaluate_holds_sources_out_and_fits_cross_lingually():
     assert ev.table.loc[REGEMT, "spearman"] > 0.85 and abs(ev.table.loc["noise", "spearman"]) < 0.3
     assert ev.table.loc[REGEMT, "spearman"] >= ev.table.loc["good", "spearman"] - 0.05
     other = _rows(seed=1)
-    cross = evaluate(scores, lengths, human, sources, fit_on=other[:3])
+    cross = evaluate(scores, lengths, human, sources, fit_on=other)
     assert cross.table.loc[REGEMT, "spearman"] > 0.85
+    assert cross.regemt.inner_split == "source" and ev.reg_base.inner_split == "source"
     with pytest.raises(ValueError, match="lacks the columns \\['noise'\\]"):
-        evaluate(scores, lengths, human, sources, fit_on=(other[0][["good"]], other[1], other[2]))
+        evaluate(scores, lengths, human, sources, fit_on=(other[0][["good"]], *other[1:]))
+    # without the other set's sources, only the split of rows at random can choose the model
+    with pytest.raises(ValueError, match="sources may be left out only with inner_split='random'"):
+        evaluate(scores, lengths, human, sources, fit_on=other[:3])
+    rows = evaluate(scores, lengths, human, sources, fit_on=other[:3], inner_split="random")
+    assert rows.regemt.inner_split == "random" and rows.table.loc[REGEMT, "spearman"] > 0.85
 
 
 def test_group_bootstrap_moves_sources_together():
@@ -215,8 +221,8 @@ def test_group_bootstrap_moves_sources_together():
 
 def test_permutation_importance_finds_the_informative_feature():
     from mtlib.regemt.ensemble import fit_ensemble, permutation_importance
-    scores, _, human, _ = _rows()
-    fitted = fit_ensemble(scores, human)
+    scores, _, human, sources = _rows()
+    fitted = fit_ensemble(scores, human, groups=sources)
     imp = permutation_importance(fitted, scores, human, n_repeats=5)
     assert imp.index[0] == "good" and imp.loc["good", "drop"] > 0.5 and abs(imp.loc["noise", "drop"]) < 0.1
 

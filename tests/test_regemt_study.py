@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import spearmanr
 
 pytest.importorskip("sklearn")
 
@@ -18,7 +19,9 @@ from conftest import make_mtme  # noqa: E402
 
 from mtlib.regemt import study  # noqa: E402
 from mtlib.regemt.ensemble import ablation, split_by_source  # noqa: E402
-from mtlib.regemt.experiment import REG_BASE, REGEMT, Evaluation, evaluate  # noqa: E402
+from mtlib.regemt.experiment import REG_BASE, REGEMT, Evaluation, evaluate, spearman_table  # noqa: E402
+from mtlib.significance import perm_both  # noqa: E402
+from mtlib.regemt.scores import COMPOS_ROW  # noqa: E402
 from mtlib.regemt.study import Features, JudgedSet  # noqa: E402
 
 UP = [1.0, 2.0, 3.0, 4.0]
@@ -31,6 +34,14 @@ def fake_ev(spearman: dict, *, choice="linear", predictions=None, human=None, te
     """An Evaluation with a hand-made table (no fit)."""
     table = pd.DataFrame({"spearman": pd.Series(spearman, dtype=float), "undefined": 0})
     return Evaluation(np.asarray(test if test is not None else []), predictions, human, table, None,
+                      SimpleNamespace(choice=choice))
+
+
+def real_ev(columns: dict, human, choice="linear"):
+    """An Evaluation whose table is computed from the given test-row columns (no fit)."""
+    predictions = pd.DataFrame(columns)
+    human = np.asarray(human, dtype=float)
+    return Evaluation(np.arange(len(human)), predictions, human, spearman_table(predictions, human), None,
                       SimpleNamespace(choice=choice))
 
 
@@ -65,6 +76,18 @@ class FakeFeaturizer:
         return rows[list(columns)].copy()
 
 
+class ComposFeaturizer(FakeFeaturizer):
+    """As FakeFeaturizer, with a ``Compos`` feature (the rows' ``good``) in both settings and the
+    row-normalised one read from the rows' ``extra``."""
+
+    def __call__(self, rows, setting):
+        f = super().__call__(rows, setting)
+        return Features(f.scores.assign(Compos=rows["good"]), f.lengths)
+
+    def columns(self, rows, setting, columns):
+        return pd.DataFrame({c: rows["extra" if c == COMPOS_ROW else c] for c in columns}, index=rows.index)
+
+
 def synthetic_set(seed=0, lp="zh-en"):
     return study.judged_set(synthetic_rows(seed=seed, lp=lp), FakeFeaturizer(), extra=["extra"])
 
@@ -73,6 +96,56 @@ def assert_same_evaluation(got: Evaluation, want: Evaluation):
     np.testing.assert_array_equal(got.test, want.test)
     pd.testing.assert_frame_equal(got.table, want.table)
     pd.testing.assert_frame_equal(got.predictions, want.predictions)
+
+
+# -- p-values and verdicts ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("p, n, text", [
+    (float("nan"), 1000, "not tested"),
+    (0.0, 200, "p < 0.005"),  # no permutation reached the observed difference: below 1/200
+    (0.0123, 1000, "p = 0.012"),
+])
+def test_p_text(p, n, text):
+    assert study.p_text(p, n) == text
+
+
+@pytest.mark.parametrize("ps, text", [
+    ([0.01, 0.2], "p = 0.010–0.200"),
+    ([0.0, 0.2], "p from < 0.001 to 0.200"),
+    ([0.05, 0.05], "p = 0.050"),
+    ([float("nan"), 0.3], "p = 0.300"),
+    ([float("nan")], "not tested"),
+])
+def test_p_range(ps, text):
+    assert study.p_range(ps) == text
+
+
+@pytest.mark.parametrize("gap, ps, verdict", [
+    (0.0, [0.01], "tied"),
+    (0.1, [0.01, 0.04], "significantly above"),
+    (0.1, [0.01, 0.2], "above, significant under 1 of 2 seeds"),
+    (-0.1, [0.3], "below, not significantly"),
+    (-0.1, [0.05], "below, not significantly"),  # p must be below alpha
+    (-0.1, [float("nan")], "below, not significantly"),  # no test: no significance
+    (-0.1, [0.001, 0.002, 0.01], "significantly below"),
+    (float("nan"), [], "not defined"),
+])
+def test_direction_verdict(gap, ps, verdict):
+    assert study.direction_verdict(gap, ps) == verdict
+
+
+def test_one_sided_p_is_perm_both_on_the_rows_with_values():
+    rng = np.random.default_rng(0)
+    human = np.arange(30.0)
+    scores = pd.DataFrame({"good": human + rng.normal(scale=3, size=30), "poor": rng.normal(size=30)})
+    scores.loc[4, "poor"] = np.nan
+    keep = scores["poor"].notna().to_numpy()
+    want = perm_both(scores["poor"][keep], scores["good"][keep], human[keep], "spearman", n_permutations=300,
+                     seed=9).pvalue
+    assert study.one_sided_p(scores, human, "good", "poor", n_permutations=300, seed=9) == want
+    assert want < 0.01  # good is clearly better; the reverse claim is not
+    assert study.one_sided_p(scores, human, "poor", "good", n_permutations=300, seed=9) > 0.99
+    assert np.isnan(study.one_sided_p(scores.assign(poor=1.0), human, "good", "poor"))  # constant: no test
 
 
 # -- the data ---------------------------------------------------------------------------------------
@@ -89,6 +162,31 @@ def test_judged_set_splits_by_source_and_scores_both_settings():
     assert list(shuffled.test) == list(split_by_source(list(rows["src"]), seed=3)[1]) and shuffled.extra is None
     with pytest.raises(ValueError, match="setting must be one of"):
         d.features("mt")
+    assert d.shown == {}  # no Compos feature: nothing shown beside the features
+
+
+def test_row_normalised_compos_is_shown_beside_the_features_not_fitted_on():
+    rows = synthetic_rows(n_sources=10, per_source=3)
+    d = study.judged_set(rows, ComposFeaturizer(), extra=())
+    assert set(d.shown) == {"ref", "src"}
+    pd.testing.assert_series_equal(d.shown["ref"][COMPOS_ROW], rows["extra"].iloc[d.test].rename(COMPOS_ROW))
+    # a pair without taggers (cs: none here) gets NaN, not a call to the tagger
+    cs = rows.assign(lp=["zh-en"] * 15 + ["en-cs"] * 15)
+    shown = study.compos_row(ComposFeaturizer(), cs, "ref")
+    assert shown[COMPOS_ROW].iloc[:15].tolist() == cs["extra"].iloc[:15].tolist()
+    assert shown[COMPOS_ROW].iloc[15:].isna().all()
+    evs = study.evaluate_sets({"t zh-en": d}, ["t zh-en"], seed=42)
+    ev = evs["t zh-en", "ref", False]
+    assert list(ev.predictions.columns) == ["good", "noise", "Compos", REG_BASE, REGEMT, COMPOS_ROW]
+    assert COMPOS_ROW not in ev.regemt.features and "Compos" in ev.regemt.features
+    test = rows.iloc[d.test]
+    assert ev.table.loc[COMPOS_ROW, "spearman"] == pytest.approx(test["extra"].corr(test["human"], method="spearman"))
+    # shown columns never count as the best single metric, though here COMPOS_ROW is the best column
+    assert ev.table.loc[COMPOS_ROW, "spearman"] > ev.table.loc["good", "spearman"]
+    assert study.best_single(ev.table["spearman"])[0] == "good"
+    with pytest.raises(ValueError, match="2 shown rows for 6 test rows"):
+        study.with_shown(ev, d.shown["ref"].iloc[:2])
+    assert study.with_shown(ev, None) is ev
 
 
 def test_load_mqm_sets_reads_each_key(tmp_path):
@@ -147,8 +245,8 @@ def test_evaluate_sets_fits_own_and_other_pair():
     assert_same_evaluation(got["t zh-en", "ref", False], own)
     # cross-lingual: only the column both pairs have, fitted on the other pair's training rows
     cross = evaluate(d.ref.scores[["good"]], d.ref.lengths, d.rows["human"], d.rows["src"], test=d.test,
-                     fit_on=(o.ref.scores.iloc[o.train], o.ref.lengths.iloc[o.train], o.rows["human"].iloc[o.train]),
-                     seed=42)
+                     fit_on=(o.ref.scores.iloc[o.train], o.ref.lengths.iloc[o.train], o.rows["human"].iloc[o.train],
+                             o.rows["src"].iloc[o.train]), seed=42)
     assert_same_evaluation(got["t zh-en", "ref", True], cross)
     assert "noise" not in got["t zh-en", "ref", True].predictions
 
@@ -184,20 +282,104 @@ def test_table1_rows_labels_and_paper():
                       "MQM-ref en-de": "linear"}
 
 
-def test_best_single_and_table1_sentences():
-    ours = pd.DataFrame({"RegEMT": [0.5, 0.2], "Reg-base": [0.9, 0.1], "BLEU": [0.3, 0.3], "WMD": [0.4, np.nan]},
-                        index=["r1", "r2"])
+def test_table1_order_puts_the_row_normalised_compos_beside_compos():
+    assert study.table1_order(["RegEMT", "Comet", "Compos", "Reg-base"]) == [
+        "RegEMT", "Comet", "Compos", COMPOS_ROW, "Reg-base"]
+    assert study.table1_order(["BLEU", "RegEMT"]) == ["RegEMT", "BLEU", COMPOS_ROW]
+
+
+def test_best_single_leaves_out_the_ensembles():
+    ours = pd.DataFrame({"RegEMT": [0.5, 0.2], "Reg-base": [0.9, 0.1], "BLEU": [0.3, 0.3], "WMD": [0.4, np.nan],
+                         COMPOS_ROW: [0.95, 0.0]}, index=["r1", "r2"])
     assert study.best_single(ours.loc["r1"]) == ("WMD", 0.4)
+    assert study.best_single(ours.loc["r2"]) == ("BLEU", 0.3)
+
+
+def test_mean_over_seeds_and_seed_table():
+    t = {1: pd.DataFrame({REGEMT: [0.2, 0.5], REG_BASE: [0.1, 0.1], "BLEU": [0.3, np.nan]}, index=["a", "b"]),
+         2: pd.DataFrame({REGEMT: [0.4, 0.3], REG_BASE: [0.1, 0.3], "BLEU": [0.3, np.nan]}, index=["a", "b"])}
+    mean = study.mean_over_seeds(t)
+    assert list(mean.index) == ["a", "b"] and list(mean.columns) == [REGEMT, REG_BASE, "BLEU"]
+    assert mean[REGEMT].tolist() == pytest.approx([0.3, 0.4]) and np.isnan(mean.loc["b", "BLEU"])
+    table = study.seed_table(t, {1: {"a": "mlp", "b": "linear"}, 2: {"a": "mlp", "b": "mlp"}})
+    assert table.loc["a", ["RegEMT mean", "RegEMT low", "RegEMT high"]].tolist() == pytest.approx([0.3, 0.2, 0.4])
+    assert table.loc["b", ["Reg-base low", "Reg-base high"]].tolist() == pytest.approx([0.1, 0.3])
+    assert table["MLP chosen"].tolist() == [2, 1] and (table["seeds"] == 2).all()
+    assert "MLP chosen" not in study.seed_table(t)
+    with pytest.raises(ValueError, match="no tables to average"):
+        study.mean_over_seeds({})
+
+
+def test_table1_seeds_averages_table1_over_the_seeds():
+    key = "wmt21.news zh-en"
+    evs = {s: {(key, "ref", False): fake_ev({"RegEMT": r, "Reg-base": 0.1, "BLEU": 0.3}, choice=c)}
+           for s, r, c in [(1, 0.4, "mlp"), (2, 0.6, "linear")]}
+    paper = {("MQM", "ref", "zh-en", "RegEMT"): 0.55}
+    ours, theirs, seeds = study.table1_seeds(evs, [key], paper=paper, order=["RegEMT", "Reg-base", "BLEU"])
+    assert ours.loc["MQM-ref zh-en", "RegEMT"] == pytest.approx(0.5) and ours.loc["MQM-ref zh-en", "BLEU"] == 0.3
+    assert theirs.loc["MQM-ref zh-en", "RegEMT"] == 0.55
+    assert seeds.loc["MQM-ref zh-en", "MLP chosen"] == 1 and seeds.loc["MQM-ref zh-en", "RegEMT high"] == 0.6
+
+
+def test_versus_best_tests_the_direction_of_the_mean_difference():
+    rng = np.random.default_rng(1)
+    human = np.arange(40.0)
+    best = human + rng.normal(scale=15, size=40)  # the best single metric, rho about 0.6
+    key = "t zh-en"
+
+    def seed_evs(noise_seed):
+        r = np.random.default_rng(noise_seed)
+        return {(key, "src", False): real_ev({"A": best, "B": -best, REG_BASE: human, REGEMT: r.normal(size=40)},
+                                             human),
+                (key, "ref", False): real_ev({"A": best, REG_BASE: human, REGEMT: human + r.normal(size=40)},
+                                             human, choice="mlp")}
+    evs = {7: seed_evs(7), 8: seed_evs(8)}
+    tests = study.versus_best(evs, [key], n_permutations=200, seed=5)
+    assert tests[["row", "seed"]].values.tolist() == [["MQM-src zh-en", 7], ["MQM-ref zh-en", 7],
+                                                      ["MQM-src zh-en", 8], ["MQM-ref zh-en", 8]]
+    assert (tests["best"] == "A").all()  # Reg-base (rho 1) is an ensemble, not a single metric
+    assert tests["tested"].tolist() == ["best above", "RegEMT above"] * 2
+    ev = evs[8][key, "ref", False]
+    assert tests["p"].iloc[3] == study.one_sided_p(ev.predictions, human, REGEMT, "A", n_permutations=200, seed=5)
+    assert (tests["p"] < 0.05).all()
+    rows = study.versus_best_rows(tests)
+    assert list(rows.index) == ["MQM-src zh-en", "MQM-ref zh-en"]
+    assert rows["verdict"].tolist() == ["significantly below", "significantly above"]
+    assert rows["MLP chosen"].tolist() == [0, 2] and (rows["seeds"] == 2).all()
+    assert rows.loc["MQM-ref zh-en", "RegEMT low"] <= rows.loc["MQM-ref zh-en", "RegEMT mean"]
+    assert study.versus_best({}, [key]).empty
+
+
+def test_table1_sentences():
+    ours = pd.DataFrame({"RegEMT": [0.5, 0.2]}, index=["r1", "r2"])
     paper = pd.DataFrame({"RegEMT": [0.45, np.nan]}, index=["r1", "r2"])
-    said = study.table1_sentences(ours, paper, {"r1": "mlp", "r2": "linear"})
+    vs = pd.DataFrame({"best": ["WMD", "BLEU"], "best ρ": [0.4, 0.3], "RegEMT mean": [0.5, 0.2],
+                       "RegEMT low": [0.45, 0.15], "RegEMT high": [0.55, 0.25], "difference": [0.1, -0.1],
+                       "p low": [0.001, 0.2], "p high": [0.02, 0.3], "MLP chosen": [1, 0], "seeds": [2, 2],
+                       "verdict": ["significantly above", "below, not significantly"]}, index=["r1", "r2"])
+    said = study.table1_sentences(ours, paper, vs)
     assert said == {
-        "t1_wins": "RegEMT is above the best single metric in 1 of 2 rows (r1 by 0.100; no interval here: see below)",
-        "t1_lines": "r1: RegEMT 0.500 (mlp), best single metric WMD 0.400; "
-                    "r2: RegEMT 0.200 (linear), best single metric BLEU 0.300",
+        "t1_wins": "Averaged over 2 ensemble seeds, RegEMT is above the best single metric in 1 of 2 rows, "
+                   "significantly (one-sided PERM-BOTH p < 0.05 under every seed) in 1 (r1 by +0.100, "
+                   "p = 0.001–0.020); it is below it in 1, significantly in 0",
+        "t1_lines": "r1: RegEMT 0.500 (0.450–0.550 over the seeds; MLP chosen in 1 of 2), best single metric WMD "
+                    "0.400: significantly above (p = 0.001–0.020); r2: RegEMT 0.200 (0.150–0.250 over the seeds; "
+                    "MLP chosen in 0 of 2), best single metric BLEU 0.300: below, not significantly "
+                    "(p = 0.200–0.300)",
+        "t1_choice": "With the validation rows of the model selection split by source, RegEMT chose the MLP in 1 "
+                     "of 4 fits (2 rows × 2 ensemble seeds): in every seed for 0 rows, in none for 1; the paper "
+                     "chose an MLP for the source-based zh-en pair only and linear regression in its other MQM rows",
         "t1_regemt_delta": "+0.050"}
-    none = study.table1_sentences(ours.loc[["r2"]], paper.loc[["r2"]], {"r2": "linear"})
-    assert none["t1_wins"] == "RegEMT is above the best single metric in 0 of 1 rows"
-    assert none["t1_regemt_delta"] == "n/a"
+    same = study.table1_sentences(ours, paper, vs.assign(**{"RegEMT low": [0.45, 0.2001], "RegEMT high": [0.55, 0.2004]}))
+    assert "r2: RegEMT 0.200 (the same under every seed; MLP chosen in 0 of 2)" in same["t1_lines"]
+    one = study.table1_sentences(ours.loc[["r2"]], paper.loc[["r2"]],
+                                 vs.loc[["r2"]].assign(seeds=1, **{"p high": 0.2}), inner_split="random")
+    assert one["t1_wins"] == ("Averaged over 1 ensemble seed, RegEMT is above the best single metric in 0 of 1 "
+                              "rows, significantly (one-sided PERM-BOTH p < 0.05) in 0; it is below it in 1, "
+                              "significantly in 0")
+    assert one["t1_lines"].startswith("r2: RegEMT 0.200 (MLP chosen in 0 of 1)")
+    assert one["t1_choice"].startswith("With the validation rows of the model selection split by rows at random")
+    assert one["t1_regemt_delta"] == "n/a"
 
 
 def test_mean_over_pairs_and_table1_bottom():
@@ -238,8 +420,13 @@ def test_da_and_critical_evaluations_fit_where_they_should():
     rows = test[test["lp"] == "ro-en"]
     want = evaluate(rows[["good", "noise"]], FakeFeaturizer().lengths(rows, "ref"), rows["human"], rows["src"],
                     test=np.arange(len(rows)), seed=42,
-                    fit_on=(train[["good", "noise"]], FakeFeaturizer().lengths(train, "ref"), train["human"]))
+                    fit_on=(train[["good", "noise"]], FakeFeaturizer().lengths(train, "ref"), train["human"],
+                            train["src"]))
     assert_same_evaluation(evs["ref"]["ro-en"], want)
+    # one fit per ensemble seed, on the same scores; the first seed's is the single-seed call's
+    by_seed, _ = study.da_evaluations(train, test, FakeFeaturizer(), seeds=[42, 7])
+    assert list(by_seed) == [42, 7] and list(by_seed[7]) == ["ref", "src"]
+    assert_same_evaluation(by_seed[42]["ref"]["ro-en"], want)
     assert list(evs["src"]["cs-en"].predictions.columns) == ["good", REG_BASE, REGEMT]
 
     crit_rows = {"en-de": synthetic_rows(seed=4, lp="en-de")}
@@ -248,6 +435,9 @@ def test_da_and_critical_evaluations_fit_where_they_should():
     want = evaluate(r[["good"]], FakeFeaturizer().lengths(r, "src"), r["human"], r["src"], split_seed=2, seed=42)
     assert_same_evaluation(per_lp["en-de"], want)
     assert list(crit_none) == ["critical errors en-de"]
+    crit_seeds, _ = study.critical_evaluations(crit_rows, FakeFeaturizer(), split_seed=2, seeds=[42, 7])
+    assert list(crit_seeds) == [42, 7]
+    assert_same_evaluation(crit_seeds[42]["en-de"], want)
 
 
 # -- intervals and splits -------------------------------------------------------------------------
@@ -272,6 +462,13 @@ def test_interval_table_and_summary():
     assert study.interval_summary(table, ["k"]) == (
         "k reference-based: RegEMT 0.500 [0.400, 0.600] against B 0.375 [0.275, 0.475]; "
         "k source-based: RegEMT 0.500 [0.400, 0.600] against B 0.375 [0.275, 0.475]")
+    named = table.assign(**{"evaluation set": "t zh-en"})
+    tests = pd.DataFrame({"row": ["MQM-ref zh-en", "MQM-ref zh-en", "MQM-src zh-en"], "seed": [1, 2, 2],
+                          "tested": ["RegEMT above", "RegEMT above", "best above"], "p": [0.5, 0.0, 0.25]})
+    assert study.interval_summary(named, ["t zh-en"], tests, seed=2, n_permutations=200) == (
+        "t zh-en reference-based: RegEMT 0.500 [0.400, 0.600] against B 0.375 [0.275, 0.475] (PERM-BOTH, RegEMT "
+        "above: p < 0.005); t zh-en source-based: RegEMT 0.500 [0.400, 0.600] against B 0.375 [0.275, 0.475] "
+        "(PERM-BOTH, best above: p = 0.250)")
 
 
 def test_split_table_evaluates_every_split():
@@ -287,6 +484,9 @@ def test_split_table_evaluates_every_split():
     assert row["RegEMT"] == want.loc[REGEMT, "spearman"] and row["Reg-base"] == want.loc[REG_BASE, "spearman"]
     assert row["best single"] == want.loc["good", "spearman"]
     assert row["RegEMT − best single"] == pytest.approx(row["RegEMT"] - row["best single"])
+    ev = evaluate(d.src.scores, d.src.lengths, d.rows["human"], d.rows["src"], test=test, seed=42)
+    order = (REGEMT, "good") if row["RegEMT"] >= row["best single"] else ("good", REGEMT)
+    assert row["p"] == study.one_sided_p(ev.predictions, ev.human, *order, n_permutations=1000, seed=42)
     # the chosen split comes first and is not repeated
     again = study.split_table(data, ["t zh-en"], split_seed=2, split_seeds=[1, 2], seed=42)
     assert again["split"].tolist() == ["seed 2"] * 2 + ["seed 1"] * 2
@@ -295,18 +495,22 @@ def test_split_table_evaluates_every_split():
 def test_split_summary():
     gap = "RegEMT − best single"
     splits = pd.DataFrame({"split": ["alphabetical"] * 2 + ["seed 1"] * 2 + ["seed 2"] * 2,
-                           gap: [0.1, 0.2, -0.05, 0.0001, 0.02, -0.01]})
-    # chosen: 2 of 2 wins (share 1); others: 0.02 wins, 0.0001 rounds to 0 (tie) -> 1 of 4 (share 2/4)
+                           gap: [0.1, 0.2, -0.05, 0.0001, 0.02, -0.01], "p": [0.01, 0.3, 0.01, 0.5, 0.04, 0.6]})
+    # chosen: 2 wins, 1 significant (share 1/2); others: 0.0001 rounds to 0 (a tie), one significant win of 4
+    # (share 1/4): the shares differ by 0.25
     assert study.split_summary(splits) == (
-        "On the split used above (alphabetical), RegEMT is above the best single metric in 2 of 2 (set, setting) "
-        "combinations; on 2 shuffled splits in 1 of 4 (1 tied to three decimals), by -0.050 to +0.020 — the "
-        "held-out sources change the verdict")
-    steady = pd.DataFrame({"split": ["seed 1", "seed 1", "seed 2", "seed 2"], gap: [0.1, -0.1, 0.2, -0.2]})
-    assert study.split_summary(steady, 1) == (
-        "On the split used above (seed 1), RegEMT is above the best single metric in 1 of 2 (set, setting) "
-        "combinations; on 1 shuffled splits in 1 of 2, by -0.200 to +0.200 — the verdict holds across splits")
+        "RegEMT against the best single metric, on the split used above (alphabetical), over 2 (set, setting) "
+        "combinations: above in 2 of 2 (significantly, PERM-BOTH p < 0.05, in 1), below in 0 (significantly in 0); "
+        "on 2 shuffled splits: above in 1 of 4 (significantly, PERM-BOTH p < 0.05, in 1), below in 2 "
+        "(significantly in 1), tied to three decimals in 1, by -0.050 to +0.020 — the held-out sources change "
+        "the verdict")
+    steady = pd.DataFrame({"split": ["seed 1", "seed 1", "seed 2", "seed 2"], gap: [0.1, -0.1, 0.2, -0.2],
+                           "p": [0.01, 0.01, 0.01, 0.01]})
+    assert study.split_summary(steady, 1).endswith("by -0.200 to +0.200 — the verdict holds across splits")
     only = steady[steady["split"] == "seed 1"]
-    assert study.split_summary(only, 1).endswith("in 1 of 2 (set, setting) combinations")
+    assert study.split_summary(only, 1).endswith(
+        "over 2 (set, setting) combinations: above in 1 of 2 (significantly, PERM-BOTH p < 0.05, in 1), below in 1 "
+        "(significantly in 1)")
 
 
 # -- Table 2, ablation, importances -------------------------------------------------------------------
@@ -361,7 +565,8 @@ def test_ablations_use_the_fitted_reg_base_and_the_own_split():
     d = data["t zh-en"]
     feats = d.src.scores.assign(**{REG_BASE: evs["t zh-en", "src", False].reg_base.predict(d.src.lengths)})
     y = d.rows["human"].to_numpy()
-    want = ablation(feats.iloc[d.train], y[d.train], feats.iloc[d.test], y[d.test], seed=42)
+    want = ablation(feats.iloc[d.train], y[d.train], feats.iloc[d.test], y[d.test], seed=42,
+                    groups=list(d.rows["src"].iloc[d.train]))
     pd.testing.assert_frame_equal(got["t zh-en", "src"], want)
 
 
@@ -423,12 +628,28 @@ def test_reg_base_table_and_sentences():
     test = rows.iloc[d.test]
     assert rb.loc[0, "other ρ"] == pytest.approx(test["BLEU"].corr(test["human"], method="spearman"))
     np.testing.assert_allclose(rb["difference"], rb["Reg-base ρ"] - rb["other ρ"])
-    assert (rb["low"] <= rb["high"]).all()
-    hand = pd.DataFrame({"difference": [0.2, -0.1, 0.05, -0.3], "low": [0.1, -0.2, -0.1, -0.4],
-                         "high": [0.3, 0.1, 0.2, -0.2]})
-    assert study.reg_base_summary(hand) == (
-        "on the MQM sets, Reg-base is above the other metric with the whole 95% interval above zero in 1 of 4 "
-        "comparisons, below it in 1, and undecided in 2 (point estimates below the other metric: 2 of 4)")
+    assert (rb["low"] <= rb["high"]).all() and (rb["data"] == "MQM").all()
+    ev = evaluate(d.ref.scores, FakeFeaturizer().lengths(rows, "ref", "char"), rows["human"], rows["src"], test=d.test,
+                  seed=42)
+    order = (REG_BASE, "BLEU") if rb.loc[2, "difference"] >= 0 else ("BLEU", REG_BASE)
+    assert rb.loc[2, "p"] == study.one_sided_p(ev.predictions, ev.human, *order, n_permutations=1000, seed=42)
+    hand = pd.DataFrame({"data": ["MQM"] * 4 + ["DA 2016"] * 2, "difference": [0.2, -0.1, 0.05, 0.3, -0.2, -0.1],
+                         "low": [0.1, -0.2, -0.1, 0.1, -0.3, -0.2], "high": [0.3, 0.1, 0.2, 0.5, -0.1, 0.05],
+                         "p": [0.01, 0.3, 0.2, 0.02, 0.001, 0.2]})
+    paper_da = pd.Series({REG_BASE: 0.18, "BLEU": 0.42, "METEOR": 0.5, "Comet": 0.82})
+    assert study.reg_base_summary(hand, paper_da=paper_da) == (
+        "on the MQM rows Reg-base is above the other metric in 3 of 4 comparisons (whole 95% interval above zero in "
+        "2, PERM-BOTH p < 0.05 in 2) and below it in 1 (interval below zero in 0, p < 0.05 in 0); on the DA 2016 "
+        "rows Reg-base is above the other metric in 0 of 2 comparisons (whole 95% interval above zero in 0, "
+        "PERM-BOTH p < 0.05 in 0) and below it in 2 (interval below zero in 1, p < 0.05 in 1). Reg-base is above "
+        "BLEU and METEOR throughout no block of rows; on the DA 2016 rows it is below them in every comparison "
+        "(the paper's DA row, |ρ|: Reg-base 0.18, BLEU 0.42, METEOR 0.50)")
+    mqm_up = hand.drop(index=1)
+    assert study.reg_base_summary(mqm_up).endswith(
+        "Reg-base is above BLEU and METEOR on the MQM rows only, not everywhere; on the DA 2016 rows it is below "
+        "them in every comparison")
+    assert study.reg_base_summary(mqm_up.iloc[:3]).endswith(
+        "). Reg-base is above BLEU and METEOR in every comparison")
     t1 = pd.DataFrame({REGEMT: [0.5, 0.2], REG_BASE: [0.5, 0.1]})
     t2 = pd.DataFrame({REGEMT: [0.1], REG_BASE: [0.3]})
     assert study.reg_base_vs_regemt([t1, t2]) == (
@@ -436,17 +657,57 @@ def test_reg_base_table_and_sentences():
         "cross-lingual rows included)")
 
 
+def test_reg_base_da_table_resamples_each_pairs_sources():
+    train = synthetic_rows(seed=0, lp="cs-en").rename(columns={"good": "BLEU", "noise": "METEOR"})
+    test = pd.concat([synthetic_rows(n_sources=15, seed=2, lp="ro-en"), synthetic_rows(n_sources=15, seed=3, lp="cs-en")],
+                     ignore_index=True).rename(columns={"good": "BLEU", "noise": "METEOR"})
+    where = test.groupby("lp").indices
+    lengths = FakeFeaturizer().lengths
+    evs = {lp: evaluate(test.iloc[idx][["BLEU", "METEOR"]], lengths(test.iloc[idx], "ref"), test["human"].iloc[idx],
+                        test["src"].iloc[idx], test=np.arange(len(idx)), seed=42,
+                        fit_on=(train[["BLEU", "METEOR"]], lengths(train, "ref"), train["human"], train["src"]))
+           for lp, idx in where.items()}
+    rb = study.reg_base_da_table(evs, test, data="DA 2016", unit="subword", n_resamples=20, n_permutations=50, seed=1)
+    assert rb[["data", "evaluation set", "lengths", "against"]].values.tolist() == [
+        ["DA 2016", "cs-en", "subword", "BLEU"], ["DA 2016", "cs-en", "subword", "METEOR"],
+        ["DA 2016", "ro-en", "subword", "BLEU"], ["DA 2016", "ro-en", "subword", "METEOR"]]
+    groups = test["src"].iloc[where["ro-en"]]
+    point, low, high = study.paired_difference(evs["ro-en"], groups, REG_BASE, "METEOR", n_resamples=20, seed=1)
+    assert rb.loc[3, ["difference", "low", "high"]].tolist() == pytest.approx([point, low, high])
+
+
 def test_context_table_and_summary():
-    cols = {"WMD-cont": 0.3, "WMD-dec": 0.4, "WMD-dec-tf": 0.2}
-    evs = {("k", "ref", False): fake_ev({**cols, "WMD": 0.1}), ("k", "ref", True): fake_ev(cols),
-           ("k", "src", False): fake_ev({"WMD-cont": 0.5, "WMD-dec": 0.2, "WMD-dec-tf": 0.6})}
-    cd = study.context_table(evs)
+    human = np.array(UP * 3)
+    ref = real_ev({"WMD-cont": SWAP_END * 3, "WMD-dec": human, "WMD-dec-tf": SWAP_START * 3, "WMD": DOWN * 3}, human)
+    src = real_ev({"WMD-cont": human, "WMD-dec": DOWN * 3, "WMD-dec-tf": human}, human)
+    evs = {("k", "ref", False): ref, ("k", "ref", True): ref, ("k", "src", False): src}
+    cd = study.context_table(evs, n_permutations=100, seed=3)
     assert cd["setting"].tolist() == ["reference-based", "source-based"]
-    assert cd["WMD (static)"].iloc[0] == 0.1 and np.isnan(cd["WMD (static)"].iloc[1])
-    # differences dec - cont: +0.1 and -0.3 -> mean -0.1
-    assert study.context_summary(cd) == (
-        "WMD-dec is above WMD-cont in 1 of 2 MQM settings (mean difference -0.100, from -0.300 to +0.100; the "
-        "differences are not tested here); WMD-dec-tf is above WMD-cont in 1 of them")
+    assert cd["WMD (static)"].iloc[0] == pytest.approx(-1.0) and np.isnan(cd["WMD (static)"].iloc[1])
+    # reference-based: dec (rho 1) above cont (0.8), tested in that direction
+    assert cd["p"].iloc[0] == study.one_sided_p(ref.predictions, human, "WMD-dec", "WMD-cont", n_permutations=100,
+                                                seed=3)
+    hand = pd.DataFrame({"WMD-cont": [0.3, 0.5], "WMD-dec": [0.4, 0.2], "WMD-dec-tf": [0.2, 0.6], "p": [0.2, 0.01]})
+    paper = {("MQM", "ref", "zh-en", "WMD-cont"): 0.43, ("MQM", "ref", "zh-en", "WMD-dec"): 0.27,
+             ("MQM", "ref", "en-de", "WMD-cont"): 0.25, ("MQM", "ref", "en-de", "WMD-dec"): 0.32,
+             ("MQM", "ref", "en-de-X", "WMD-cont"): 0.25, ("MQM", "ref", "en-de-X", "WMD-dec"): 0.32,
+             ("MQM", "ref", "en-de", "BLEU"): 0.1}
+    # differences dec - cont: +0.1 and -0.3 -> mean -0.1; the paper's "-X" rows repeat its own rows: left out
+    assert study.context_summary(hand, paper) == (
+        "WMD-cont is above WMD-dec in 1 of 2 MQM settings (significantly, PERM-BOTH p < 0.05, in 1) and below it in "
+        "1 (significantly in 0): no consistent direction (WMD-dec minus WMD-cont: mean -0.100, from -0.300 to "
+        "+0.100). The paper's Table 1 (|ρ|) has WMD-cont above WMD-dec in 1 of its 2 MQM rows and below in 1: no "
+        "consistent direction, as ours; WMD-dec-tf is above WMD-cont in 1 of our 2 settings")
+    # contextual everywhere ahead: the sentence says so, and that the paper's rows are not
+    ahead = hand.assign(**{"WMD-dec": [0.1, 0.2], "p": [0.01, 0.3]})
+    assert study.context_summary(ahead, paper) == (
+        "WMD-cont is above WMD-dec in 2 of 2 MQM settings (significantly, PERM-BOTH p < 0.05, in 1) and below it in "
+        "0 (significantly in 0): a consistent direction: the contextual vectors win everywhere (WMD-dec minus "
+        "WMD-cont: mean -0.250, from -0.300 to -0.200). The paper's Table 1 (|ρ|) has WMD-cont above WMD-dec in 1 "
+        "of its 2 MQM rows and below in 1: no consistent direction, unlike ours; WMD-dec-tf is above WMD-cont in 1 "
+        "of our 2 settings")
+    behind = hand.assign(**{"WMD-dec": [0.9, 0.9]})
+    assert "a consistent direction: the decontextualized vectors win everywhere" in study.context_summary(behind)
 
 
 def test_compos_table_and_summary():
@@ -459,6 +720,9 @@ def test_compos_table_and_summary():
         def columns(self, rows, setting, columns):
             return pd.DataFrame({c: rows["row"] for c in columns})
     table = study.compos_table({"k": d}, ["k"], RowNormalised())
+    # the set's shown column, when it has one, is read instead of scoring again
+    shown = JudgedSet(rows, d.train, d.test, d.ref, d.src, shown={"ref": pd.DataFrame({COMPOS_ROW: DOWN})})
+    pd.testing.assert_frame_equal(study.compos_table({"k": shown}, ["k"], FakeFeaturizer()), table)
     assert table.to_dict("records") == [{"evaluation set": "k", "setting": "reference-based",
                                          "total (authors' code)": pytest.approx(0.8),
                                          "row (paper's text)": pytest.approx(-1.0)}]
@@ -468,15 +732,53 @@ def test_compos_table_and_summary():
         "Row normalisation changes Compos's signed ρ by -0.100 to +0.400 (mean +0.150) over these 2 settings and "
         "raises it in 1; by |ρ| it is stronger in 1. The total-normalised Compos is negative (a closer tag pattern "
         "going with a worse MQM score) in 1 settings, the row-normalised one in 0. The ensemble's numbers above use "
-        "the authors' normalisation; it was not refitted with the other")
+        "the authors' normalisation (Table 1 shows the row-normalised one as Compos-row, not fitted on)")
     assert study.compos_summary(table.iloc[:0]).startswith("No evaluation set of this run has part-of-speech taggers")
 
 
+def test_levels_by_hand():
+    # three sources; within each, x ranks the translations as y does (rho 1); between sources the
+    # source with the highest x has the lowest y (means: x 11, 1, 6 against y 1, 11, 6: rho -1)
+    x = [10, 11, 12, 0, 1, 2, 5, 6, 7, np.nan]
+    y = [0, 1, 2, 10, 11, 12, 5, 6, 7, 3]
+    g = ["a"] * 3 + ["b"] * 3 + ["c"] * 4
+    pooled, within, between, n = study.levels(x, y, g)
+    assert pooled == pytest.approx(spearmanr(x[:9], y[:9]).statistic)  # the row without x left out
+    assert (within, between, n) == pytest.approx((1.0, -1.0, 3))
+    # a source with fewer than 3 valued rows has no within-source rho and is not counted
+    assert study.levels(x[:8], y[:8], g[:8])[3] == 2
+
+
+def test_level_table_and_summary():
+    rows = pd.DataFrame({"src": [f"s{i // 3}" for i in range(30)], "human": np.tile([0.0, 1.0, 2.0], 10)
+                         + np.repeat(np.arange(10.0), 3)})
+    rows["DA-BERTScr"] = rows["human"] - 2 * np.repeat(np.arange(10.0), 3)  # right within, wrong between sources
+    d = JudgedSet(rows, np.arange(0), np.arange(30), Features(pd.DataFrame(index=rows.index), None), None,
+                  extra=rows[["DA-BERTScr"]])
+    lv = study.level_table({"k": d}, ["k"], n_resamples=50, seed=3)
+    point = study.levels(rows["DA-BERTScr"], rows["human"], rows["src"])
+    r = lv.iloc[0]
+    assert (r["pooled"], r["within"], r["between"], r["sources"]) == pytest.approx(point)
+    assert (r["within"], r["between"]) == pytest.approx((1.0, -1.0))
+    assert (r["within low"], r["within high"], r["between high"]) == pytest.approx((1.0, 1.0, -1.0))
+    hand = pd.DataFrame({"evaluation set": ["a", "b"], "sources": [10, 12], "pooled": [-0.3, -0.2],
+                         "pooled low": [-0.4, -0.3], "pooled high": [-0.2, -0.1], "within": [0.2, -0.1],
+                         "within low": [0.1, -0.2], "within high": [0.3, -0.05], "between": [-0.5, -0.4],
+                         "between low": [-0.7, -0.6], "between high": [-0.3, 0.1]})
+    assert study.level_summary(hand) == (
+        "DA-BERTScr alone, Spearman ρ with MQM (95% intervals from resampling the test sources): a: all test rows "
+        "-0.300 [-0.400, -0.200], within a source +0.200 [+0.100, +0.300] (mean over 10 sources), between sources "
+        "-0.500 [-0.700, -0.300]; b: all test rows -0.200 [-0.300, -0.100], within a source -0.100 [-0.200, -0.050] "
+        "(mean over 12 sources), between sources -0.400 [-0.600, +0.100]. The level explanation is supported in 1 "
+        "of 2 sets, contradicted (negative within a source too) in 1 and undecided in 0")
+
+
 def test_conclusion_quotes_the_sentences():
-    said = {"t1_wins": "W", "t1_regemt_delta": "+0.1", "split_summary": "S", "rb_summary": "R",
-            "regbase_vs_regemt": "V", "cd_summary": "C"}
+    said = {"t1_wins": "W", "t1_choice": "M", "t1_regemt_delta": "+0.1", "split_summary": "S", "rb_summary": "R",
+            "regbase_vs_regemt": "V", "cd_summary": "C", "level_summary": "L"}
     text = study.conclusion(["a b", "c d"], said)
     assert text.startswith("With an offline multilingual encoder, on the MQM sets a b, c d (the paper's were "
-                           "WMT20's): W of Table 1's MQM block; the mean of |ρ(RegEMT)| minus the paper's value is "
-                           "+0.1. S. Against BLEU and METEOR: R. V. Contextual against decontextualized vectors: C. ")
-    assert text.endswith("the intervals above say how far each number can be trusted.")
+                           "WMT20's), in Table 1's MQM block: w. M. The mean of |ρ(RegEMT)| minus the paper's value "
+                           "is +0.1. S. Against BLEU and METEOR: R. V. Contextual against decontextualized vectors: C. "
+                           "DA-BERTScore's negative segment-level ρ: L. ")
+    assert text.endswith("the intervals and p-values above say how far each number can be trusted.")

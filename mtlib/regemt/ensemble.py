@@ -1,12 +1,17 @@
 """The regressive ensemble: metric scores as features, human scores as the target (scikit-learn).
 
-As the authors' code (``shared/papers/README.md``):
+As the authors' code (``shared/papers/README.md``), but for the inner split of the model selection:
 
 * features are standardised; infinite or missing values (an SCM or WMD with no known word,
   a pair without part-of-speech bigrams) are imputed by scikit-learn's ``IterativeImputer`` (seed
   42) — counted and reported, never dropped;
 * the regressor is chosen among linear regression and an MLP (100 hidden units, ReLU, seed
-  42) by R² on an inner 80/20 split of the training data, then refitted on all of it;
+  42) by R² on an inner 80/20 split of the training data, then refitted on all of it. The
+  inner split is by source text (``inner_split="source"``, the default: 20% of the training
+  sources, shuffled with the seed, validate), so that no validation row shares a source with a
+  fitting row; ``inner_split="random"`` splits rows at random instead (scikit-learn's
+  ``train_test_split``, the earlier default of mtlib), which lets the other translations of a
+  validation source into the fit and so rewards a model that learns each source's level;
 * train and test are split by unique source text, 80/20, so no source is on both sides (the
   authors order the sources alphabetically; ``seed`` shuffles them instead);
 * the ablation repeatedly drops the feature with the highest |Spearman| to any other remaining
@@ -23,7 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-__all__ = ["split_by_source", "FittedEnsemble", "fit_ensemble", "ablation", "permutation_importance"]
+__all__ = ["INNER_SPLITS", "split_by_source", "inner_split_rows", "FittedEnsemble", "fit_ensemble", "ablation", "permutation_importance"]
 
 
 def split_by_source(sources: Sequence[str], test_fraction: float = 0.2, seed: int | None = None
@@ -44,6 +49,36 @@ def split_by_source(sources: Sequence[str], test_fraction: float = 0.2, seed: in
     test_sources = set(unique[len(unique) - n_test:])
     is_test = np.array([s in test_sources for s in sources])
     return np.flatnonzero(~is_test), np.flatnonzero(is_test)
+
+
+INNER_SPLITS = ("source", "random")
+
+
+def inner_split_rows(n_rows: int, *, groups: Sequence[str] | None = None, how: str = "source",
+                     fraction: float = 0.2, seed: int = 42) -> tuple[np.ndarray, np.ndarray]:
+    """Row positions (fit, validation) of the inner model selection.
+
+    Args:
+        n_rows: rows of the training data.
+        groups: the source text of every row (needed for ``how="source"``).
+        how: ``source`` (every row of a source on one side: :func:`split_by_source` with
+            ``seed``) or ``random`` (rows at random, scikit-learn's ``train_test_split``).
+        fraction: share of the validation side (of the sources, or of the rows).
+        seed: the shuffle's seed.
+    """
+    if how not in INNER_SPLITS:
+        raise ValueError(f"inner_split must be one of {list(INNER_SPLITS)}, got {how!r}")
+    if how == "random":
+        from sklearn.model_selection import train_test_split
+        fit, val = train_test_split(np.arange(n_rows), test_size=fraction, random_state=seed)
+        return np.asarray(fit), np.asarray(val)
+    if groups is None:
+        raise ValueError("inner_split='source' needs groups (the source text of every training row); "
+                         "pass inner_split='random' for a split of rows at random")
+    groups = list(groups)
+    if len(groups) != n_rows:
+        raise ValueError(f"groups has {len(groups)} entries for {n_rows} rows")
+    return split_by_source(groups, test_fraction=fraction, seed=seed)
 
 
 def _candidates(seed: int) -> dict:
@@ -80,6 +115,7 @@ class FittedEnsemble:
         inner_r2: R² of each candidate on the inner validation split.
         pipeline: imputer, scaler and regressor, refitted on all training rows.
         imputed: feature -> number of missing or infinite training values imputed.
+        inner_split: how the rows of the model selection were split (``source`` or ``random``).
     """
 
     features: list[str]
@@ -87,6 +123,7 @@ class FittedEnsemble:
     inner_r2: dict[str, float]
     pipeline: object
     imputed: dict[str, int] = field(default_factory=dict)
+    inner_split: str = "source"
 
     def predict(self, features: pd.DataFrame) -> np.ndarray:
         missing = [c for c in self.features if c not in features.columns]
@@ -99,12 +136,14 @@ class FittedEnsemble:
 
 
 def fit_ensemble(features: pd.DataFrame, target: Sequence[float], *, seed: int = 42,
-                 inner_fraction: float = 0.2) -> FittedEnsemble:
-    """Chooses the regressor by R² on an inner split of the training rows, then refits it on
-    all of them."""
+                 inner_fraction: float = 0.2, groups: Sequence[str] | None = None,
+                 inner_split: str = "source") -> FittedEnsemble:
+    """Chooses the regressor by R² on an inner split of the training rows
+    (:func:`inner_split_rows`: by the source texts ``groups``, or rows at random with
+    ``inner_split="random"``), then refits it on all of them. ``seed`` seeds the split, the
+    imputer and the MLP."""
     from sklearn.base import clone
     from sklearn.metrics import r2_score
-    from sklearn.model_selection import train_test_split
     y = np.asarray(target, dtype=float)
     if len(features) != len(y):
         raise ValueError(f"{len(features)} feature rows but {len(y)} targets")
@@ -115,7 +154,8 @@ def fit_ensemble(features: pd.DataFrame, target: Sequence[float], *, seed: int =
     x, imputed = _clean(features)
     if imputed:
         warnings.warn(f"ensemble: imputing missing or infinite training values {imputed}", stacklevel=2)
-    x_fit, x_val, y_fit, y_val = train_test_split(x, y, test_size=inner_fraction, random_state=seed)
+    fit_rows, val_rows = inner_split_rows(len(y), groups=groups, how=inner_split, fraction=inner_fraction, seed=seed)
+    x_fit, x_val, y_fit, y_val = x[fit_rows], x[val_rows], y[fit_rows], y[val_rows]
     scores = {}
     with warnings.catch_warnings():
         # The MLP's and the imputer's iteration caps (scikit-learn's defaults, as the authors ran
@@ -126,19 +166,20 @@ def fit_ensemble(features: pd.DataFrame, target: Sequence[float], *, seed: int =
             scores[name] = float(r2_score(y_val, pipe.predict(x_val)))
         choice = max(scores, key=scores.get)
         final = _pipeline(clone(_candidates(seed)[choice]), seed).fit(x, y)
-    return FittedEnsemble(list(features.columns), choice, scores, final, imputed)
+    return FittedEnsemble(list(features.columns), choice, scores, final, imputed, inner_split)
 
 
 def ablation(train: pd.DataFrame, y_train: Sequence[float], test: pd.DataFrame, y_test: Sequence[float], *,
-             seed: int = 42) -> pd.DataFrame:
+             seed: int = 42, groups: Sequence[str] | None = None, inner_split: str = "source") -> pd.DataFrame:
     """Refits after repeatedly dropping the feature with the highest |Spearman| to any other
     remaining feature (on the training rows); one row per step: the feature dropped, the
-    features left and the test Spearman of the ensemble."""
+    features left and the test Spearman of the ensemble. ``groups`` (the training rows' source
+    texts) and ``inner_split`` go to :func:`fit_ensemble`."""
     remaining = list(train.columns)
     rows = []
     dropped = None
     while remaining:
-        fitted = fit_ensemble(train[remaining], y_train, seed=seed)
+        fitted = fit_ensemble(train[remaining], y_train, seed=seed, groups=groups, inner_split=inner_split)
         rho = sps.spearmanr(fitted.predict(test[remaining]), y_test).statistic
         rows.append({"step": len(rows), "dropped": dropped, "features": len(remaining), "remaining": list(remaining),
                      "choice": fitted.choice, "spearman": float(rho)})

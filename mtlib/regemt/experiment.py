@@ -1,7 +1,7 @@
 """The paper's evaluation: single metrics, Reg-base and RegEMT on held-out rows, by Spearman.
 
 * :func:`evaluate` — fit Reg-base (on the two length features) and RegEMT (on every metric
-  column and Reg-base's prediction) on the training rows, then the Spearman correlation of every
+  column and Reg-base's prediction: Reg-base is one of RegEMT's features) on the training rows, then the Spearman correlation of every
   column and both ensembles with the human scores on the test rows. ``fit_rows`` from another
   language pair gives the paper's cross-lingual "-X" rows.
 * :func:`spearman_table` — signed Spearman per column on given rows, with the number of rows a
@@ -64,25 +64,29 @@ class Evaluation:
     regemt: FittedEnsemble
 
 
-def _fit(scores: pd.DataFrame, lengths: pd.DataFrame, human: np.ndarray, seed: int):
-    reg_base = fit_ensemble(lengths, human, seed=seed)
+def _fit(scores: pd.DataFrame, lengths: pd.DataFrame, human: np.ndarray, sources: Sequence[str] | None, seed: int,
+         inner_split: str):
+    reg_base = fit_ensemble(lengths, human, seed=seed, groups=sources, inner_split=inner_split)
     features = scores.assign(**{REG_BASE: reg_base.predict(lengths)})
-    return reg_base, fit_ensemble(features, human, seed=seed)
+    return reg_base, fit_ensemble(features, human, seed=seed, groups=sources, inner_split=inner_split)
 
 
 def evaluate(scores: pd.DataFrame, lengths: pd.DataFrame, human: Sequence[float], sources: Sequence[str], *,
-             test: np.ndarray | None = None, fit_on: tuple[pd.DataFrame, pd.DataFrame, Sequence[float]] | None = None,
-             split_seed: int | None = None, seed: int = 42) -> Evaluation:
-    """Fits on the training rows (or on ``fit_on`` = (scores, lengths, human) of another data
-    set: the cross-lingual rows) and evaluates on the test rows.
+             test: np.ndarray | None = None, fit_on: tuple | None = None, split_seed: int | None = None,
+             seed: int = 42, inner_split: str = "source") -> Evaluation:
+    """Fits on the training rows (or on ``fit_on`` of another data set: the cross-lingual rows)
+    and evaluates on the test rows.
 
     Args:
         scores, lengths, human, sources: the rows (from :mod:`mtlib.regemt.scores`).
         test: test row positions (default: the last 20% of the unique sources, alphabetically,
             as the authors split, or shuffled with ``split_seed``).
-        fit_on: fit here instead of on this set's training rows (its columns must include
-            this set's; extra ones are ignored).
-        seed: the ensemble's seed.
+        fit_on: (scores, lengths, human, sources) to fit on instead of this set's training
+            rows (its columns must include this set's; extra ones are ignored); the sources may
+            be left out, (scores, lengths, human), only with ``inner_split="random"``.
+        seed: the ensemble's seed (inner split, imputer, MLP).
+        inner_split: the model selection's inner split, ``source`` or ``random``
+            (:func:`~mtlib.regemt.ensemble.inner_split_rows`).
     """
     y = np.asarray(human, dtype=float)
     if not (len(scores) == len(lengths) == len(y) == len(sources)):
@@ -94,14 +98,20 @@ def evaluate(scores: pd.DataFrame, lengths: pd.DataFrame, human: Sequence[float]
         test = np.asarray(test)
         train = np.setdiff1d(np.arange(len(y)), test)
     if fit_on is None:
-        reg_base, regemt = _fit(scores.iloc[train], lengths.iloc[train], y[train], seed)
+        src = list(sources)
+        reg_base, regemt = _fit(scores.iloc[train], lengths.iloc[train], y[train], [src[i] for i in train], seed,
+                                inner_split)
     else:
-        f_scores, f_lengths, f_human = fit_on
+        if len(fit_on) not in (3, 4) or (len(fit_on) == 3 and inner_split != "random"):
+            raise ValueError(f"fit_on: expected (scores, lengths, human, sources) (the sources may be left out only "
+                             f"with inner_split='random'), got {len(fit_on)} items with inner_split={inner_split!r}")
+        f_scores, f_lengths, f_human = fit_on[:3]
+        f_sources = list(fit_on[3]) if len(fit_on) == 4 else None
         missing = [c for c in scores.columns if c not in f_scores.columns]
         if missing:
             raise ValueError(f"the data fitted on lacks the columns {missing}")
         reg_base, regemt = _fit(f_scores[list(scores.columns)], f_lengths.set_axis(lengths.columns, axis=1),
-                                np.asarray(f_human, dtype=float), seed)
+                                np.asarray(f_human, dtype=float), f_sources, seed, inner_split)
     t_scores, t_lengths = scores.iloc[test], lengths.iloc[test]
     base = reg_base.predict(t_lengths)
     full = regemt.predict(t_scores.assign(**{REG_BASE: base}))
