@@ -1,6 +1,8 @@
 """The Otem/Utem chapter's tables and sentences, on small cases whose answers are worked out by hand."""
 
+import json
 import math
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -308,3 +310,13 @@ def test_without_lowest_drops_the_lowest_human_score():
     assert text.startswith("The lowest-scored system, a (human z 1.000, BLEU 1.00; the next lowest z is 2.000)")
     # Without a: human (2, 3, 4), BLEU (2, 4, 3): r = 0.5; OTEM = -human: r = -1.
     assert text.endswith("without it r is BLEU +0.500, OTEM -1.000")
+
+
+def test_the_conclusion_claims_the_toy_values_to_the_precision_tested():
+    # tests/test_otem_utem.py checks the authors' toy values with abs=5e-5: four decimals, not "exactly".
+    root = Path(__file__).parents[1]
+    assert "pytest.approx(otem1, abs=5e-5)" in (root / "tests" / "test_otem_utem.py").read_text()
+    cells = json.loads((root / "notebooks" / "otem_utem.ipynb").read_text())["cells"]
+    conclusion = next("".join(c["source"]) for c in cells if "## Conclusion" in "".join(c["source"]))
+    assert "to the four decimals the authors report, their toy values (OTEM .1242" in conclusion
+    assert "exactly" not in conclusion
