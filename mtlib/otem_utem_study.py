@@ -21,7 +21,7 @@ from mtlib.data import load_evalset
 from mtlib.mqm import MQM_ERROR_FILES
 from mtlib.significance import perm_both
 
-__all__ = ["check_parameters", "human_standing", "fig2_summary", "fig2_verdict", "fig2_verdict_short",
+__all__ = ["check_parameters", "ORIGINALS", "setting_label", "is_original", "human_standing", "fig2_summary", "fig2_verdict", "fig2_verdict_short",
            "mp_direction", "fig2_notes", "MQM_PAIRS", "agreement_lines", "error_totals", "mqm_tests",
            "mqm_verdicts", "mqm_summary", "p_text", "versus_tests", "versus_table", "versus_sentence",
            "versus_baseline", "table_verdict", "correlations_text", "rank_moves", "rank_move_text", "median_ratio_text",
@@ -57,6 +57,20 @@ def check_parameters(human_translations: Sequence[tuple[str, ...]], mqm_sets: Se
 
 
 # -- Figure 2: the human translation among the MT systems ----------------------------------------
+
+ORIGINALS = (("wmt21.tedtalks", "zh-en", "refA"),)  # "human translations" that are the text the source came from
+
+
+def setting_label(test_set: str, lp: str, human_ref: str, others: Sequence[str]) -> str:
+    """"wmt19 en-de: refAR vs ref+refWMTp": a Figure 2 setting, the human translation and the
+    references it is scored against."""
+    return f"{test_set} {lp}: {human_ref} vs {'+'.join(others)}"
+
+
+def is_original(setting: str) -> bool:
+    """Whether a :func:`setting_label`'s human translation is one of :data:`ORIGINALS`."""
+    return any(setting.startswith(f"{t} {lp}: {ref} vs ") for t, lp, ref in ORIGINALS)
+
 
 _PHRASE = {"better than most": "better than most MT systems at every $n$",
            "worse than most": "worse than most MT systems at every $n$",
@@ -111,10 +125,46 @@ def fig2_verdict(standing: pd.DataFrame) -> str:
         "paper's Figure 2 set it apart from RNNSearch.")
 
 
+def _count(lowest: int, highest: int, systems: int) -> str:
+    """"7–13 of 22" ("2 of 22" where the count is the same at every n)."""
+    return f"{lowest} of {systems}" if lowest == highest else f"{lowest}–{highest} of {systems}"
+
+
+def _by_n(lowest: int, highest: int, systems: int) -> str:
+    """What the counts of MT systems behind the human translation over n say."""
+    half = systems / 2
+    if lowest > half:
+        return "ahead of most MT systems at every $n$"
+    if highest < half:
+        return "behind most MT systems at every $n$"
+    if lowest < half < highest:
+        return "ahead of most MT systems at some $n$ and behind most at others, so the verdict changes with $n$"
+    return "neither ahead of nor behind most MT systems at every $n$"  # exactly half at some n
+
+
 def fig2_verdict_short(standing: pd.DataFrame) -> str:
-    """:func:`fig2_verdict`'s per-metric standings, for the conclusion."""
-    return "; ".join(v.replace(" rates the human translation", ": the human translation is")
-                     for v in _standing_sentences(standing))
+    """The conclusion's Figure 2 line, from the counts of :func:`human_standing`: per metric,
+    where the human translation stands over n (ahead of most MT systems at every n, behind most
+    at every n, or ahead at some n and behind at others: the verdict changes with n), with the
+    range of MT systems behind it in each setting. Settings whose "human translation" is an
+    original (:func:`is_original`) are no test of the metrics: they are left out of the verdict
+    and listed apart, labelled as such."""
+    tested = standing[[not is_original(s) for s in standing.setting]]
+    sentences = []
+    for metric, d in tested.groupby("metric", sort=False):
+        groups: dict[str, list[str]] = {}
+        for r in d.itertuples():
+            groups.setdefault(_by_n(r.lowest, r.highest, r.systems), []).append(
+                f"{_count(r.lowest, r.highest, r.systems)} for {r.setting}")
+        sentences.append(f"{metric}: the human translation is " + "; ".join(
+            f"{phrase} (ahead of {', '.join(counts)})" for phrase, counts in groups.items()))
+    originals = standing[[is_original(s) for s in standing.setting]]
+    for setting, d in originals.groupby("setting", sort=False):
+        sentences.append(f'Not a test of the metrics, the "human translation" being the original the source was '
+                         f"translated from: {setting} (" + ", ".join(
+                             f"{r.metric} ahead of {_count(r.lowest, r.highest, r.systems)}" for r in d.itertuples())
+                         + ")")
+    return ". ".join(sentences)
 
 
 def mp_direction(mp: pd.DataFrame, metric: str = "Utem") -> str:
@@ -132,7 +182,7 @@ def mp_direction(mp: pd.DataFrame, metric: str = "Utem") -> str:
 
 def fig2_notes(human_translations: Sequence[tuple[str, ...]]) -> str:
     """Caveats on the human translations scored (TED zh-en ``refA`` is the talk's original)."""
-    if ("wmt21.tedtalks", "zh-en", "refA") in [tuple(x) for x in human_translations]:
+    if ORIGINALS[0] in [tuple(x) for x in human_translations]:
         return ('For TED zh-en the "human translation" `refA` is the English original of the talk (the Chinese '
                 "source was translated from it), so its distance to the other reference is no test of the metrics.")
     return ""
@@ -261,13 +311,18 @@ def mqm_summary(ted_corr: pd.DataFrame, tests: pd.DataFrame, *, baseline: str = 
                 alpha: float = 0.05) -> str:
     """The conclusion's line: the analyses whose agreement interval lies above zero, and those
     where PERM-BOTH finds Otem or Utem better or worse than the baseline (p < ``alpha``; flagged
-    where no system has more than ``few_errors`` errors)."""
+    where the metric's own bootstrap interval includes zero and where no system has more than
+    ``few_errors`` errors)."""
     def label(t):
         return f"{t['metric']} on {t['lp']} {t['errors'].lower()}s"
 
     def tested_label(t):
-        few = f", but at most {t['most']} marked errors per system" if t["most"] <= few_errors else ""
-        return f"{label(t)} (PERM-BOTH {p_text(t['p'])}{few})"
+        own = _row(ted_corr, t["lp"], t["errors"], t["metric"])
+        zero = own["low"] <= 0 <= own["high"]
+        few = t["most"] <= few_errors
+        caveats = ([f"its own agreement interval [{own['low']:+.2f}, {own['high']:+.2f}] includes zero"] if zero else []) + (
+            [("there are " if zero else "") + f"at most {t['most']} marked errors per system"] if few else [])
+        return f"{label(t)} (PERM-BOTH {p_text(t['p'])}" + (f", but {' and '.join(caveats)}" if caveats else "") + ")"
 
     above = [label(t) + (f" (and {baseline}'s)" if _row(ted_corr, t["lp"], t["errors"], baseline)["low"] > 0 else "")
              for t in tests.to_dict("records") if _row(ted_corr, t["lp"], t["errors"], t["metric"])["low"] > 0]

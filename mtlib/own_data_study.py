@@ -293,11 +293,29 @@ def top_tau_sentence(table: pd.DataFrame, top: Sequence[str], floor: float) -> s
 
 
 def bootstrap_sentence(boot: pd.DataFrame, n_resamples: int) -> str:
-    """Which metrics' bootstrap intervals of Kendall's τ (over all systems) include zero."""
+    """Where the bootstrap intervals of Kendall's τ (over all systems) lie against zero: above
+    it (with the lowest lower bound), below it (with the highest upper bound), or including it,
+    naming the metrics ("every metric" where all are alike)."""
     kb = boot[boot.method == "kendall"].set_index("metric")
-    wide = [m for m in kb.index if kb.loc[m, "low"] <= 0 <= kb.loc[m, "high"]]
-    return ("* The bootstrap intervals of Kendall's τ over all systems include zero for "
-            + (", ".join(wide) if wide else "no metric") + f" ({n_resamples} resamples).")
+    above = [m for m in kb.index if kb.loc[m, "low"] > 0]
+    below = [m for m in kb.index if kb.loc[m, "high"] < 0]
+    wide = [m for m in kb.index if m not in above and m not in below]
+
+    def which(ms):
+        return "every metric" if len(ms) == len(kb) else ", ".join(ms)
+
+    def bound(ms, col, pick):
+        m = pick(ms, key=lambda x: kb.loc[x, col])
+        return f"{kb.loc[m, col]:+.3f}" + ("" if len(ms) == 1 else f", {m}")
+
+    if not wide and not below:
+        clauses = [f"exclude zero for every metric (lowest lower bound {bound(above, 'low', min)})"]
+    else:
+        clauses = ([f"lie above zero for {which(above)} (lowest lower bound {bound(above, 'low', min)})"] if above
+                   else []) + ([f"lie below zero for {which(below)} (highest upper bound {bound(below, 'high', max)})"]
+                               if below else []) + ([f"include zero for {which(wide)}"] if wide else [])
+    return (f"* The bootstrap intervals of Kendall's τ over all systems ({n_resamples} resamples) "
+            + (", ".join(clauses[:-1]) + " and " if len(clauses) > 1 else "") + clauses[-1] + ".")
 
 
 def segment_leader_test(seg_scores: Mapping[str, Mapping[str, Sequence[float]]],

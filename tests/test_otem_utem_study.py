@@ -1,6 +1,8 @@
 """The Otem/Utem chapter's tables and sentences, on small cases whose answers are worked out by hand."""
 
+import json
 import math
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -78,11 +80,39 @@ def test_fig2_verdicts_per_metric_and_setting():
     assert study.fig2_verdict(st) == (f"{otem}; {utem}. So in no setting do both metrics set the human translation "
                                       "apart from (ahead of) these MT systems, as the paper's Figure 2 set it apart "
                                       "from RNNSearch.")
-    assert study.fig2_verdict_short(st).startswith("Otem: the human translation is better than most MT systems")
     # Utem's human translation ahead in s1 too (H's proportions the smallest): both set it ahead there only.
     ahead = CURVES | {("s1", "Utem"): {"H": [0.1, 0.1], "A": [0.4, 0.7], "B": [0.3, 0.5], "C": [0.6, 0.5]}}
     assert study.fig2_verdict(study.human_standing(_mp(ahead))).endswith(
         "Both set it ahead of most MT systems only in s1.")
+
+
+def test_fig2_verdict_short_says_what_the_counts_say():
+    # s1 Otem: 2 of 3 MT systems behind H at both n; s2 Otem: 1 at n=1, 2 at n=2 (half is 1.5): the verdict flips.
+    st = study.human_standing(_mp(CURVES))
+    assert study.fig2_verdict_short(st) == (
+        "Otem: the human translation is ahead of most MT systems at every $n$ (ahead of 2 of 3 for s1); ahead of most "
+        "MT systems at some $n$ and behind most at others, so the verdict changes with $n$ (ahead of 1–2 of 3 for s2). "
+        "Utem: the human translation is behind most MT systems at every $n$ (ahead of 1 of 3 for s1, 1 of 3 for s2)")
+    # Exactly half at every n: neither ahead of nor behind most.
+    half = {("s", "Otem"): {"H": [0.2, 0.2], "A": [0.3, 0.3], "B": [0.4, 0.4], "C": [0.1, 0.1], "D": [0.2, 0.0]}}
+    assert study.fig2_verdict_short(study.human_standing(_mp(half))) == (
+        "Otem: the human translation is neither ahead of nor behind most MT systems at every $n$ (ahead of 2 of 4 "
+        "for s)")
+
+
+def test_fig2_verdict_short_sets_an_original_apart():
+    # The same curves, s2 relabelled as TED zh-en with refA, the talk's original: out of the verdict, labelled.
+    ted = study.setting_label("wmt21.tedtalks", "zh-en", "refA", ["refB"])
+    assert ted == "wmt21.tedtalks zh-en: refA vs refB"
+    assert study.is_original(ted)
+    assert not study.is_original(study.setting_label("wmt21.tedtalks", "zh-en", "refB", ["refA"]))
+    assert not study.is_original(study.setting_label("wmt19", "en-de", "refAR", ["ref", "refWMTp"]))
+    mp = _mp(CURVES).replace({"setting": {"s2": ted}})
+    assert study.fig2_verdict_short(study.human_standing(mp)) == (
+        "Otem: the human translation is ahead of most MT systems at every $n$ (ahead of 2 of 3 for s1). "
+        "Utem: the human translation is behind most MT systems at every $n$ (ahead of 1 of 3 for s1). "
+        'Not a test of the metrics, the "human translation" being the original the source was translated from: '
+        "wmt21.tedtalks zh-en: refA vs refB (Otem ahead of 1–2 of 3, Utem ahead of 1 of 3)")
 
 
 def test_mp_direction_compares_first_and_last_n():
@@ -248,6 +278,14 @@ def test_mqm_summary():
         "Otem or Utem tracks the errors significantly (at 5%) better than BLEU for OTEM-2 on x additions "
         "(PERM-BOTH p = 0.010, but at most 3 marked errors per system); in the other 1 analysis the difference from BLEU is not significant "
         "(PERM-BOTH p = 0.300)")
+    # OTEM-2's own interval including zero is said beside its significant p; with more errors, alone.
+    zero = _ted_corr().assign(low=lambda d: d.low.where(d.metric != "OTEM-2", -0.2))
+    assert ("better than BLEU for OTEM-2 on x additions (PERM-BOTH p = 0.010, but its own agreement interval "
+            "[-0.20, +0.80] includes zero and there are at most 3 marked errors per system); in the other"
+            in study.mqm_summary(zero, _tests()))
+    assert ("better than BLEU for OTEM-2 on x additions (PERM-BOTH p = 0.010, but its own agreement interval "
+            "[-0.20, +0.80] includes zero); in the other" in study.mqm_summary(zero, _tests(), few_errors=2))
+    assert "x additions (PERM-BOTH p = 0.010); in the other" in study.mqm_summary(_ted_corr(), _tests(), few_errors=2)
     assert study.mqm_summary(_ted_corr(), _tests(p_add=0.2)).endswith(
         "in no analysis does Otem or Utem track the errors significantly (at 5%) better or worse than BLEU "
         "(PERM-BOTH p from 0.200 to 0.300)")
@@ -272,3 +310,13 @@ def test_without_lowest_drops_the_lowest_human_score():
     assert text.startswith("The lowest-scored system, a (human z 1.000, BLEU 1.00; the next lowest z is 2.000)")
     # Without a: human (2, 3, 4), BLEU (2, 4, 3): r = 0.5; OTEM = -human: r = -1.
     assert text.endswith("without it r is BLEU +0.500, OTEM -1.000")
+
+
+def test_the_conclusion_claims_the_toy_values_to_the_precision_tested():
+    # tests/test_otem_utem.py checks the authors' toy values with abs=5e-5: four decimals, not "exactly".
+    root = Path(__file__).parents[1]
+    assert "pytest.approx(otem1, abs=5e-5)" in (root / "tests" / "test_otem_utem.py").read_text()
+    cells = json.loads((root / "notebooks" / "otem_utem.ipynb").read_text())["cells"]
+    conclusion = next("".join(c["source"]) for c in cells if "## Conclusion" in "".join(c["source"]))
+    assert "to the four decimals the authors report, their toy values (OTEM .1242" in conclusion
+    assert "exactly" not in conclusion

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -200,9 +202,20 @@ def test_top_tau_sentence_says_when_no_difference_can_be_significant():
 def test_bootstrap_sentence():
     boot = pd.DataFrame({"method": ["kendall", "kendall", "pearson"], "metric": ["A", "B", "A"],
                          "low": [-0.1, 0.0, -0.5], "high": [0.5, 0.4, 0.9]})
-    assert ods.bootstrap_sentence(boot, 200) == ("* The bootstrap intervals of Kendall's τ over all systems include "
-                                                 "zero for A, B (200 resamples).")
-    assert "include zero for no metric (5 resamples)" in ods.bootstrap_sentence(boot.assign(low=0.1), 5)
+    # Pearson's rows are not read: Kendall's A (-0.1, 0.5) and B (0.0, 0.4) both include zero.
+    assert ods.bootstrap_sentence(boot, 200) == ("* The bootstrap intervals of Kendall's τ over all systems "
+                                                 "(200 resamples) include zero for every metric.")
+    assert ods.bootstrap_sentence(boot.assign(low=[0.3, 0.2, -0.5]), 5) == (
+        "* The bootstrap intervals of Kendall's τ over all systems (5 resamples) exclude zero for every metric "
+        "(lowest lower bound +0.200, B).")
+    assert ods.bootstrap_sentence(boot.assign(low=[0.3, 0.0, -0.5]), 5) == (
+        "* The bootstrap intervals of Kendall's τ over all systems (5 resamples) lie above zero for A (lowest lower "
+        "bound +0.300) and include zero for B.")
+    three = pd.DataFrame({"method": "kendall", "metric": ["A", "B", "C"], "low": [0.1, -0.6, -0.2],
+                          "high": [0.9, -0.1, 0.3]})
+    assert ods.bootstrap_sentence(three, 5) == (
+        "* The bootstrap intervals of Kendall's τ over all systems (5 resamples) lie above zero for A (lowest lower "
+        "bound +0.100), lie below zero for B (highest upper bound -0.100) and include zero for C.")
 
 
 def test_segment_leader_test_pools_the_judged_pairs():
@@ -273,3 +286,13 @@ def test_random_subset_sentence():
     inside = comp.assign(selected=0.5)
     assert ods.random_subset_sentence(inside, 16).endswith(
         "No kept-set correlation lies outside the middle 95% of the random subsets.")
+
+
+def test_the_bootstrap_paragraph_names_the_statistics_resampled():
+    # The chapter bootstraps Pearson's r and Kendall's τ only: its paragraph says so, not "each correlation".
+    cells = json.loads((Path(__file__).parents[1] / "notebooks" / "own_data.ipynb").read_text())["cells"]
+    text = {c["cell_type"]: "".join(c["source"]) for c in cells if "How sure is that?" in "".join(c["source"])
+            or "bootstrap_correlations(" in "".join(c["source"])}
+    assert 'for method in ("pearson", "kendall")' in text["code"]
+    assert "Pearson's $r$ and Kendall's τ" in text["markdown"] and "(not for\nSpearman's ρ)" in text["markdown"]
+    assert "each correlation" not in text["markdown"]
