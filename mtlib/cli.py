@@ -20,7 +20,7 @@ def _commands() -> dict:
     from mtlib import batch, score_files
     from mtlib.vat import cli as vat_cli
     return {"score": batch.score_main, "merge": batch.merge_main,
-            "files": score_files.main, "vat": vat_cli.main}
+            "files": lambda argv: score_files.main(argv, prog="mtlib files"), "vat": vat_cli.main}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -68,11 +68,12 @@ def _bertscore(args, hyps: list[str], refs: list[list[str]], options: dict) -> t
         return [float(x) for x in scores], f"{label}|{scorer.signature}"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, prog: str = "python -m mtlib.score_files") -> int:
+    """``prog``: the command's name in its help and errors (``mtlib files`` from :mod:`mtlib.cli`)."""
     from mtlib.embeddings.cachefile import CacheFileError
     from mtlib.embeddings.models import OFFLINE_MODELS, PRECISIONS
 
-    parser = argparse.ArgumentParser(prog="python -m mtlib.score_files", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
     parser.add_argument("--metric", required=True,
                         help=f"BERTScore (F), BERTScore-P/-R/-F or one of {sorted(METRICS)}")
     parser.add_argument("--hyp", required=True, type=Path, help="hypothesis file, one segment per line")

@@ -138,3 +138,10 @@ def test_bertscore_with_the_offline_minilm(files, capsys):
         expected = scorer.score(hyps, refs)[:, 2].mean()
         assert signature == f"BERTScore-F|{scorer.signature}" and "|L4|" in signature
     assert float(score) == pytest.approx(expected, abs=1e-6)
+
+
+def test_mtlib_files_help_names_the_command(capsys):
+    from mtlib import cli
+    with pytest.raises(SystemExit):
+        cli.main(["files", "--help"])
+    assert capsys.readouterr().out.startswith("usage: mtlib files ")
