@@ -27,10 +27,10 @@ import pandas as pd
 
 from mtlib.correlation import correlate, top_systems
 from mtlib.report import max_abs_delta
-from mtlib.significance import pairwise_accuracy, perm_both_systems
+from mtlib.significance import p_text, pairwise_accuracy, perm_both_systems
 
 __all__ = ["P_LEVEL", "R_TIE", "TAU_TIE_PAIRS", "VERDICT_PHRASES", "STAT_METHODS", "STAT_NAMES", "signed_value", "paper_verdict",
-           "p_text", "tokenisation_sentence", "negative_signs", "what_matches", "top_counts",
+           "tokenisation_sentence", "negative_signs", "what_matches", "top_counts",
            "pairwise_accuracy_table", "tie_margin", "comparison_verdict", "versus_best", "versus_best_sentence",
            "comparison_bullets", "significance_summary", "table2_sentence", "negative_turns", "full_range", "interval_widths",
            "interval_by_lp", "top_human_range", "summary_repro"]
@@ -79,16 +79,6 @@ def paper_verdict(table1: pd.DataFrame, metric: str, metrics: Sequence[str], tes
     return f"{metric} differs from the paper by up to {d:.3f}"
 
 
-def p_text(p: float, n_permutations: int = 1000) -> str:
-    """``p = 0.123``; ``p < 0.001`` when no permutation reached the observed difference (1,000
-    permutations); ``p not defined`` for NaN."""
-    if p is None or math.isnan(p):
-        return "p not defined"
-    if p == 0:
-        return f"p < {1 / n_permutations:.3g}"
-    return f"p = {p:.3f}"
-
-
 def tokenisation_sentence(table1: pd.DataFrame, language_pairs: Sequence[str],
                           tests: Mapping[str, pd.DataFrame] | None = None, *, labels: Mapping[str, str] | None = None,
                           subset: str = "top30") -> str:
@@ -106,7 +96,7 @@ def tokenisation_sentence(table1: pd.DataFrame, language_pairs: Sequence[str],
     parts = []
     for lp, t in tests.items():
         other = t[t.metric != t.best].iloc[0]
-        parts.append(f"{labels.get(other.best, other.best)} on {lp} ({p_text(other.p, t.attrs.get('n_permutations', 1000))}: "
+        parts.append(f"{labels.get(other.best, other.best)} on {lp} ({p_text(other.p, t.attrs.get('n_permutations', 1000), nan='p not defined')}: "
                      f"{VERDICT_PHRASES[other.verdict]})")
     some = next(iter(tests.values())).attrs
     return text + (f" The higher signed $r$ belongs to {_and(parts)} (PERM-BOTH, one-sided, "
@@ -289,7 +279,7 @@ def versus_best_sentence(tests: pd.DataFrame, stat: str, label: str) -> str:
 
     def items(verdict, with_p=True):
         g = tests[tests.verdict == verdict]
-        return [f"{r.metric} ({r.value:+.3f}" + (f", {p_text(r.p, n_perm)})" if with_p else ")") for r in g.itertuples()]
+        return [f"{r.metric} ({r.value:+.3f}" + (f", {p_text(r.p, n_perm, nan='p not defined')})" if with_p else ")") for r in g.itertuples()]
 
     tied = items("tied", with_p=False)
     if len(tied) == len(tests) - 1:

@@ -19,11 +19,11 @@ import pandas as pd
 
 from mtlib.data import load_evalset
 from mtlib.mqm import MQM_ERROR_FILES
-from mtlib.significance import perm_both
+from mtlib.significance import p_text, perm_both
 
 __all__ = ["check_parameters", "ORIGINALS", "setting_label", "is_original", "human_standing", "fig2_summary", "fig2_verdict", "fig2_verdict_short",
            "mp_direction", "fig2_notes", "MQM_PAIRS", "agreement_lines", "error_totals", "mqm_tests",
-           "mqm_verdicts", "mqm_summary", "p_text", "versus_tests", "versus_table", "versus_sentence",
+           "mqm_verdicts", "mqm_summary", "versus_tests", "versus_table", "versus_sentence",
            "versus_baseline", "table_verdict", "correlations_text", "rank_moves", "rank_move_text", "median_ratio_text",
            "without_lowest"]
 
@@ -176,13 +176,6 @@ def fig2_notes(human_translations: Sequence[tuple[str, ...]]) -> str:
 
 
 # -- PERM-BOTH --------------------------------------------------------------------------------------
-
-def p_text(p: float) -> str:
-    """"p = 0.012" (three decimals), "p < 0.001", or "not tested" for NaN."""
-    if p is None or math.isnan(p):
-        return "not tested"
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
-
 
 def _oriented_test(base: Sequence[float], metric: Sequence[float], human: Sequence[float], method: str,
                    n_permutations: int, seed: int | None) -> tuple[float, float]:

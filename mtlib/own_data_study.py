@@ -10,9 +10,9 @@ its numbers:
 * claims that one metric correlates better than another, each with PERM-BOTH's one-sided
   p-value (:mod:`mtlib.significance`): :func:`leader_tests` (system level),
   :func:`segment_leader_test` (segment level, pooled), :func:`da_comparison` (DA-BERTScore
-  against BERTScore); :func:`smallest_pvalue` is the floor no test over ``n`` systems can go
-  below, so that a sentence can say when no difference can be significant (:func:`floor_sentence`,
-  :func:`format_p`);
+  against BERTScore); :func:`mtlib.significance.min_pvalue` is the floor no test over ``n``
+  systems can go below, so that a sentence can say when no difference can be significant
+  (:func:`floor_sentence`);
 * the closing summary, one bullet per analysis: :func:`leaders_sentence`,
   :func:`top_tau_sentence`, :func:`bootstrap_sentence`, :func:`segment_sentence`,
   :func:`da_sentence`, :func:`random_subset_sentence`.
@@ -33,10 +33,10 @@ import pandas as pd
 
 from mtlib.correlation import top_systems
 from mtlib.data import EvalSet
-from mtlib.significance import perm_both, perm_both_systems
+from mtlib.significance import min_pvalue, p_text, perm_both, perm_both_systems
 
 __all__ = ["STAT_NAMES", "STAT_METHODS", "ALPHA", "folder_label", "page_source", "data_sentence", "overview_table",
-           "top_subset", "top_closeness", "smallest_pvalue", "floor_sentence", "format_p", "leader_tests",
+           "top_subset", "top_closeness", "floor_sentence", "leader_tests",
            "leaders_sentence", "top_tau_sentence", "bootstrap_sentence", "segment_leader_test", "segment_sentence",
            "da_comparison", "da_sentence", "random_subset_sentence"]
 
@@ -152,45 +152,22 @@ def top_closeness(human: Mapping[str, float | None] | None, top: Sequence[str] |
 
 # -- significance -------------------------------------------------------------------------------
 
-def smallest_pvalue(n: int, *, n_permutations: int = 1000, seed: int | None = None) -> float:
-    """The smallest p-value PERM-BOTH can give over ``n`` items with this seed.
-
-    Every draw that swaps no item reproduces the observed difference and counts towards p, so
-    no pair of metrics can get a p below the share of such draws (about ``1/2**n``). This
-    returns the p of the case that reaches that floor: metric B equal to the human scores and A
-    their negation, the scores spaced (1, 2, 4, ...) so that no z-score is 0 and every partial
-    swap lowers B's Pearson correlation and raises A's. NaN below 3 items (no test).
-    """
-    if n < 3:
-        return math.nan
-    h = 2.0 ** np.arange(n)
-    return perm_both(-h, h, h, "pearson", n_permutations=n_permutations, seed=seed).pvalue
-
-
 def floor_sentence(n: int, *, n_permutations: int = 1000, seed: int | None = None) -> str:
     """What the p-values of this folder's system-level tests can reach: the floor over its ``n``
-    systems and over three (:func:`smallest_pvalue`), said plainly when no test can be significant."""
+    systems and over three (:func:`mtlib.significance.min_pvalue`), said plainly when no test can be significant."""
     def clause(k: int, floor: float, where: str) -> str:
         text = f"over {where} no p can fall below {floor:.3f}"
         if floor >= ALPHA:
             text += f", so no test over {where} can find one metric significantly better than another (p < {ALPHA:g})"
         return text
 
-    floor3 = smallest_pvalue(3, n_permutations=n_permutations, seed=seed)
+    floor3 = min_pvalue(3, n_permutations=n_permutations, seed=seed)
     three = clause(3, floor3, "three systems")
     if n < 3:
         return f"PERM-BOTH needs at least three systems: with {n} no difference is tested; {three}"
-    here = clause(n, smallest_pvalue(n, n_permutations=n_permutations, seed=seed), f"the {n} systems here")
+    here = clause(n, min_pvalue(n, n_permutations=n_permutations, seed=seed), f"the {n} systems here")
     here = here[0].upper() + here[1:]
     return here if n == 3 else f"{here}; {three}"
-
-
-def format_p(p: float, n_permutations: int) -> str:
-    """``p = 0.123``, or ``p < 0.001`` (1/n_permutations) when no permutation reached the
-    observed difference."""
-    if math.isnan(p):
-        return "not tested"
-    return f"p < {1 / n_permutations:g}" if p == 0 else f"p = {p:.3f}"
 
 
 def _oriented(scores: Mapping[str, Mapping[str, float]], lower_is_better: Iterable[str]
@@ -225,11 +202,11 @@ def leader_tests(table: pd.DataFrame, scores: Mapping[str, Mapping[str, float]],
         highest value to 3 decimals: more than one is a tie), ``value``, ``next`` (the best
         other metric; None when there is none), ``next value``, ``p`` (PERM-BOTH, one-sided, that
         the first leader correlates better than ``next``; NaN when not tested), ``note`` (why
-        not), ``n`` (systems) and ``floor`` (:func:`smallest_pvalue` over them).
+        not), ``n`` (systems) and ``floor`` (:func:`mtlib.significance.min_pvalue` over them).
     """
     oriented = _oriented(scores, lower_is_better)
     n = len(systems) if systems is not None else len(_scored(human))
-    floor = smallest_pvalue(n, n_permutations=n_permutations, seed=seed)
+    floor = min_pvalue(n, n_permutations=n_permutations, seed=seed)
     wide = table[table.subset == subset].pivot_table(index="metric", columns="stat", values="value").round(3)
     rows = {}
     for stat, method in STAT_METHODS.items():
@@ -256,7 +233,7 @@ def leaders_sentence(tests: pd.DataFrame, n_permutations: int) -> str:
         if not isinstance(row["next"], str):  # no other metric (None, or NaN in a frame)
             return text + ")"
         p = row["p"]
-        test = format_p(p, n_permutations) if not math.isnan(p) else f"not tested: {row['note']}"
+        test = p_text(p, n_permutations) if not math.isnan(p) else f"not tested: {row['note']}"
         return text + f"; next {row['next']} {row['next value']:+.3f}, {test})"
 
     best = [tuple(ms) for ms in tests["leaders"]]
@@ -283,7 +260,7 @@ def _floor_clause(k: int, floor: float) -> str:
 
 def top_tau_sentence(table: pd.DataFrame, top: Sequence[str], floor: float) -> str:
     """Kendall's τ of each metric over the top systems, how much one swapped pair moves it, and
-    whether any difference among them could be significant (``floor``: :func:`smallest_pvalue`
+    whether any difference among them could be significant (``floor``: :func:`mtlib.significance.min_pvalue`
     over ``len(top)`` systems)."""
     k = len(top)
     t = table[(table.stat == "tau") & (table.subset == "top")].set_index("metric")["value"]
@@ -360,7 +337,7 @@ def segment_sentence(seg_table: pd.DataFrame, test: Mapping, n_permutations: int
     if math.isnan(test["p"]):
         return text + f"; {lead} ahead of {test['next']}, not tested: {test['note']}."
     return text + (f"; {lead} ahead of {test['next']}: PERM-BOTH (one-sided, over the {test['n']} judged pairs, "
-                   f"{n_permutations} permutations) {format_p(test['p'], n_permutations)}.")
+                   f"{n_permutations} permutations) {p_text(test['p'], n_permutations)}.")
 
 
 def da_comparison(da_table: pd.DataFrame, bertscore: Mapping[str, float], da: Mapping[str, Mapping[str, float]],
@@ -378,7 +355,7 @@ def da_comparison(da_table: pd.DataFrame, bertscore: Mapping[str, float], da: Ma
     Returns:
         Rows (subset, stat): ``DA``, ``BERTScore`` (values), ``ahead`` (``DA-BERTScore``,
         ``BERTScore`` or ``tied`` to 3 decimals), ``p`` (NaN when tied or not tested), ``note``,
-        ``n`` (systems) and ``floor`` (:func:`smallest_pvalue` over them).
+        ``n`` (systems) and ``floor`` (:func:`mtlib.significance.min_pvalue` over them).
     """
     dv = da_table.set_index(["subset", "metric", "stat"])["value"]
     rows = []
@@ -386,7 +363,7 @@ def da_comparison(da_table: pd.DataFrame, bertscore: Mapping[str, float], da: Ma
         if subset not in da or (subset == "top" and not top):
             continue
         n = len(systems) if systems is not None else len(_scored(human))
-        floor = smallest_pvalue(n, n_permutations=n_permutations, seed=seed)
+        floor = min_pvalue(n, n_permutations=n_permutations, seed=seed)
         for stat, method in STAT_METHODS.items():
             a, b = dv[(subset, "DA-BERTScore", stat)], dv[(subset, "BERTScore", stat)]
             ahead = "tied" if round(a, 3) == round(b, 3) else "DA-BERTScore" if a > b else "BERTScore"
@@ -409,7 +386,7 @@ def da_sentence(comparison: pd.DataFrame, n_permutations: int) -> str:
         split |= {"DA-BERTScore", "BERTScore"} <= set(who.values())
         verdict = "; ".join(
             (w if w == "tied" else w + " ahead") + " on " + ", ".join(
-                STAT_NAMES[r.stat] + ("" if w == "tied" else f" ({format_p(r.p, n_permutations)})")
+                STAT_NAMES[r.stat] + ("" if w == "tied" else f" ({p_text(r.p, n_permutations)})")
                 for r in g[g.ahead == w].itertuples())
             for w in dict.fromkeys(g.ahead))
         parts.append(f"{label}: " + ", ".join(f"{STAT_NAMES[r.stat]} {r.DA:+.3f} vs {r.BERTScore:+.3f}"

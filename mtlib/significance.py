@@ -29,8 +29,8 @@ from scipy import stats
 
 from mtlib.correlation import KENDALL_VARIANTS, METHODS, paired
 
-__all__ = ["PermutationResult", "perm_both", "perm_both_systems", "row_correlations", "pairwise_accuracy",
-           "pooled_pairwise_accuracy", "AVERAGE_BY"]
+__all__ = ["PermutationResult", "perm_both", "perm_both_systems", "min_pvalue", "p_text", "row_correlations",
+           "pairwise_accuracy", "pooled_pairwise_accuracy", "AVERAGE_BY"]
 
 AVERAGE_BY = ("none", "item", "sys")  # mt-metrics-eval's names: pool, by segment, by system
 
@@ -120,6 +120,11 @@ def _grouped(x: np.ndarray, y: np.ndarray, groups: Sequence[np.ndarray] | None, 
         return np.where(counts > 0, np.nansum(vals, axis=1) / np.maximum(counts, 1), np.nan)
 
 
+def _swaps(n_permutations: int, n: int, seed: int | None) -> np.ndarray:
+    """PERM-BOTH's draws: one ``n_permutations × n`` uniform matrix, an item swapped below 1/2."""
+    return np.random.default_rng(seed).random((n_permutations, n)) < 0.5
+
+
 def perm_both(a: Sequence[float], b: Sequence[float], human: Sequence[float | None], method: str = "pearson", *,
               groups: Sequence[Sequence[int]] | None = None, n_permutations: int = 1000,
               seed: int | None = None, variant: str = "b") -> PermutationResult:
@@ -164,7 +169,7 @@ def perm_both(a: Sequence[float], b: Sequence[float], human: Sequence[float | No
     za, zb = _zscore(a), _zscore(b)
     corr_a, corr_b = (float(v) for v in _grouped(np.stack([za, zb]), h, groups, method))
     delta = corr_b - corr_a
-    swap = np.random.default_rng(seed).random((n_permutations, len(h))) < 0.5
+    swap = _swaps(n_permutations, len(h), seed)
     pa, pb = np.where(swap, zb, za), np.where(swap, za, zb)
     deltas = _grouped(pb, h, groups, method) - _grouped(pa, h, groups, method)
     # the tolerance keeps an exact tie (e.g. the identity swap) counted under float noise
@@ -201,3 +206,32 @@ def pooled_pairwise_accuracy(per_direction: Iterable[tuple[Mapping[str, float], 
         a, n = pairwise_accuracy(metric, human)
         agree, total = agree + a, total + n
     return agree / total if total else math.nan
+
+
+def min_pvalue(n: int, *, n_permutations: int = 1000, seed: int | None = None) -> float:
+    """The smallest p-value :func:`perm_both` can give over ``n`` items with ``n_permutations``
+    draws of this ``seed``.
+
+    A draw that swaps no item reproduces the observed difference, so it always counts towards
+    p: no test can get below the share of such draws (about ``2**-n``: 1/8 over three systems,
+    1/16 over four). Exact for a seed, since the draws are :func:`perm_both`'s own; with
+    ``seed=None`` it is the expected share ``2**-n``. NaN below 3 items (no test).
+    """
+    if n_permutations < 1:
+        raise ValueError(f"min_pvalue: n_permutations must be positive, got {n_permutations}")
+    if n < 3:
+        return math.nan
+    if seed is None:
+        return 0.5 ** n
+    return float(np.mean(~_swaps(n_permutations, n, seed).any(axis=1)))
+
+
+def p_text(p: float | None, n_permutations: int = 1000, *, nan: str = "not tested") -> str:
+    """A p-value as the book writes it: ``p = 0.062`` (three decimals); ``p < 0.001``
+    (``1/n_permutations``) when no draw reached the observed difference, or when p rounds to
+    0.000; ``nan`` (default ``not tested``) for None/NaN."""
+    if p is None or math.isnan(p):
+        return nan
+    if p == 0:
+        return f"p < {1 / n_permutations:.3g}"
+    return "p < 0.001" if p < 0.0005 else f"p = {p:.3f}"

@@ -38,13 +38,6 @@ def test_signed_value_and_paper_verdict():
         "the paper has no TER values for wmt18 en-de, cs-en to compare with")
 
 
-def test_p_text():
-    assert study.p_text(0.0456) == "p = 0.046"
-    assert study.p_text(0.0) == "p < 0.001"
-    assert study.p_text(0.0, n_permutations=10_000) == "p < 0.0001"
-    assert study.p_text(float("nan")) == "p not defined"
-
-
 def _tok(best, p, verdict, n_permutations=1000, seed=7):
     other = "BLEU (intl)" if best == "BLEU" else "BLEU"
     df = pd.DataFrame([dict(metric=best, best=best, p=np.nan, verdict="highest"),

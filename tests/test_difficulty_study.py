@@ -16,6 +16,7 @@ from mtlib.bertscore import SentenceMean, TokenMatches
 from mtlib.difficulty import study
 from mtlib.difficulty.study import DA, DA_HELD, DA_RAW
 from mtlib.scoring import SystemStats
+from mtlib.significance import min_pvalue
 
 
 def tm(hyp_ids, hyp_max, ref_ids, ref_max):
@@ -400,32 +401,11 @@ def test_overlap_difficulty_comes_from_the_systems_ranked():
 def powers(n):
     """Human scores 1, 2, 4, ...: no z-score is 0, so every swap of a perfect metric B with its
     negation A lowers B's correlation and raises A's, and only the draws that swap nothing reach
-    the observed difference (the case that reaches min_permutation_p)."""
+    the observed difference (the case that reaches min_pvalue)."""
     return {f"S{i}": float(2 ** i) for i in range(n)}
 
 
-@pytest.mark.parametrize("n", [3, 4, 5, 6, 7])
-def test_min_permutation_p_is_the_p_of_the_extreme_case(n):
-    from mtlib.significance import perm_both
-    h = np.array(list(powers(n).values()))
-    for n_perm, seed in [(200, 1), (1000, 0)]:
-        floor = study.min_permutation_p(n, n_permutations=n_perm, seed=seed)
-        assert perm_both(-h, h, h, "pearson", n_permutations=n_perm, seed=seed).pvalue == floor
-
-
-def test_min_permutation_p_near_two_to_the_minus_n():
-    # 1/8 over three systems, 1/16 over four (expected share of draws that swap nothing)
-    assert study.min_permutation_p(4, n_permutations=100_000, seed=0) == pytest.approx(1 / 16, abs=0.003)
-    assert study.min_permutation_p(3, n_permutations=10) == 1 / 8  # seed None: the expectation
-    assert np.isnan(study.min_permutation_p(2, n_permutations=10, seed=1))  # no test below 3 items
-    with pytest.raises(ValueError, match="n_permutations must be positive, got 0"):
-        study.min_permutation_p(4, n_permutations=0)
-
-
-def test_p_text_and_verdict():
-    assert study.p_text(0.0312, 200) == "p = 0.031"
-    assert study.p_text(0.0, 200) == "p < 0.005"  # no draw reached the observed difference
-    assert study.p_text(float("nan"), 200) == "not tested"
+def test_verdict():
     assert study.verdict(0.01, 0.002) == "significant"
     assert study.verdict(0.2, 0.002) == "not significant"
     assert study.verdict(0.065, 0.065) == "cannot be significant"  # four systems: floor above 5%
@@ -436,7 +416,7 @@ def test_p_text_and_verdict():
 def test_compare_tests_the_direction_the_numbers_show():
     h = powers(7)
     good, bad = dict(h), {s: -v for s, v in h.items()}
-    floor = study.min_permutation_p(7, n_permutations=200, seed=1)
+    floor = min_pvalue(7, n_permutations=200, seed=1)
     c = study.compare(bad, good, h, "r", n_permutations=200, seed=1)
     assert (c["value"], c["other_value"], c["higher"], c["n"]) == (pytest.approx(-1), pytest.approx(1), "b", 7)
     assert c["p"] == c["floor"] == floor and c["verdict"] == "significant"  # 0.02 < 0.05
@@ -475,7 +455,7 @@ def test_perm_tests_over_runs_subsets_and_pairs():
     # all three systems: DA (b = 0) orders A > B > C (tau 1), BERTScore 0.3, 0.1, 0.2 gets 1/3
     row = t.loc[("all", "BERTScore", "tau")]
     assert row["higher"] == DA and row["n"] == 3 and row["value"] == pytest.approx(1.0)
-    assert row["floor"] == study.min_permutation_p(3, n_permutations=100, seed=1)
+    assert row["floor"] == min_pvalue(3, n_permutations=100, seed=1)
     assert row["verdict"] == "cannot be significant"  # 1/8 is the best three systems allow
     assert t.loc[("all", "TER", "tau"), "verdict"] == "tied"  # TER (negated) orders them as humans do
     # the top two (A, B): every metric puts A first, so r and tau are 1 everywhere
@@ -652,7 +632,7 @@ def test_gap_reasons():
 
 
 def test_table2_and_table3_texts():
-    floor6 = study.min_permutation_p(6, n_permutations=200, seed=1)
+    floor6 = min_pvalue(6, n_permutations=200, seed=1)
     none = study.table2_text(None, None, n_permutations=200, seed=1)
     assert none.startswith("This run has no WMT19 en-de set, so the paper's Table 2 is not reproduced. In the paper,")
     assert f"no PERM-BOTH p could fall below {floor6:.3f}." in none

@@ -130,12 +130,6 @@ def test_fig2_notes_only_for_ted_zh_en_ref_a():
 
 # -- PERM-BOTH verdicts -----------------------------------------------------------------------------
 
-def test_p_text():
-    assert study.p_text(0.0123) == "p = 0.012"
-    assert study.p_text(0.0) == "p < 0.001"
-    assert study.p_text(math.nan) == "not tested"
-
-
 def _versus(gap_r, p_r, gap_t, p_t, tie_t=0.5):
     return pd.DataFrame({"gap": [gap_r, gap_t], "tie": [0.02, tie_t], "p": [p_r, p_t]}, index=["r", "τ"])
 

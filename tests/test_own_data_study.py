@@ -6,14 +6,13 @@ import json
 import math
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
 import mtlib
 from mtlib import own_data_study as ods
 from mtlib.data import EvalSet
-from mtlib.significance import perm_both, perm_both_systems
+from mtlib.significance import min_pvalue, perm_both, perm_both_systems
 
 SEED = 3
 
@@ -93,29 +92,8 @@ def test_top_closeness_places_the_closest_pairs():
     assert ods.top_closeness({"a": 1.0, "b": None}, None).startswith("This folder has fewer than two")
 
 
-def test_smallest_pvalue_is_the_share_of_unswapped_draws_and_bounds_every_test():
-    # perm_both draws one (permutations x items) matrix of swaps from the seed; rows that swap
-    # nothing reproduce the observed difference, so no p can be below their share
-    swaps = np.random.default_rng(SEED).random((1000, 3)) < 0.5
-    unswapped = float(np.mean(~swaps.any(axis=1)))
-    assert ods.smallest_pvalue(3, seed=SEED) == unswapped
-    assert unswapped == pytest.approx(1 / 8, abs=0.03)
-    assert ods.smallest_pvalue(3, seed=SEED) > ods.ALPHA  # three systems: nothing can be significant
-    assert math.isnan(ods.smallest_pvalue(2, seed=SEED))
-    rng = np.random.default_rng(0)
-    for method in ("pearson", "kendall", "spearman"):
-        for _ in range(20):
-            a, b, h = rng.normal(size=(3, 3))
-            assert perm_both(a, b, h, method, seed=SEED).pvalue >= unswapped
-    # a metric ordering 3 systems as the humans against one reversing them: Kendall's p is
-    # higher still (swapping the middle system keeps both orders), so the floor is Pearson's
-    h = np.array([1.0, 2.0, 4.0])
-    assert perm_both(-h, h, h, "kendall", seed=SEED).pvalue > unswapped + 0.05
-    assert ods.smallest_pvalue(8, seed=SEED) < ods.ALPHA
-
-
 def test_floor_sentence():
-    floor3, floor8 = (ods.smallest_pvalue(n, n_permutations=500, seed=SEED) for n in (3, 8))
+    floor3, floor8 = (min_pvalue(n, n_permutations=500, seed=SEED) for n in (3, 8))
     three = (f"over three systems no p can fall below {floor3:.3f}, so no test over three systems can find one "
              "metric significantly better than another (p < 0.05)")
     assert ods.floor_sentence(8, n_permutations=500, seed=SEED) == (
@@ -125,13 +103,6 @@ def test_floor_sentence():
         "metric significantly better than another (p < 0.05)")
     assert ods.floor_sentence(2, n_permutations=500, seed=SEED) == (
         f"PERM-BOTH needs at least three systems: with 2 no difference is tested; {three}")
-
-
-def test_format_p():
-    assert ods.format_p(0.0, 1000) == "p < 0.001"
-    assert ods.format_p(0.0, 200) == "p < 0.005"
-    assert ods.format_p(0.12345, 1000) == "p = 0.123"
-    assert ods.format_p(math.nan, 1000) == "not tested"
 
 
 HUMAN4 = {"s1": 1.0, "s2": 2.0, "s3": 3.0, "s4": 4.0}
@@ -147,8 +118,8 @@ def test_leader_tests_finds_leaders_ties_and_tests_the_lead():
     assert tests.loc["tau", "leaders"] == ["X", "Z"] and tests.loc["tau", "value"] == 1.0
     assert tests.loc["tau", "next"] == "Y" and tests.loc["tau", "next value"] == pytest.approx(0.667)
     assert tests.loc["tau", "p"] == perm_both_systems(SCORES4["Y"], SCORES4["X"], HUMAN4, "kendall", seed=SEED).pvalue
-    assert tests.loc["tau", "p"] >= ods.smallest_pvalue(4, seed=SEED)
-    assert (tests.n == 4).all() and (tests.floor == ods.smallest_pvalue(4, seed=SEED)).all()
+    assert tests.loc["tau", "p"] >= min_pvalue(4, seed=SEED)
+    assert (tests.n == 4).all() and (tests.floor == min_pvalue(4, seed=SEED)).all()
     # Pearson: X is not exactly linear (41), Z oriented (-9, -7, -3, -2) neither; who leads is the table's
     wide = table[table.subset == "all"].pivot_table(index="metric", columns="stat", values="value").round(3)
     assert tests.loc["r", "leaders"] == [wide["r"].idxmax()]
@@ -250,7 +221,7 @@ def test_da_comparison_tests_whichever_is_ahead():
     assert comp.loc[("all", "r"), "ahead"] == ("DA-BERTScore" if r_da > r_bs else "BERTScore")
     a, b = (bs, da["all"]) if r_da > r_bs else (da["all"], bs)
     assert comp.loc[("all", "r"), "p"] == perm_both_systems(a, b, human, "pearson", seed=SEED).pvalue
-    assert comp.loc[("all", "r"), "n"] == 4 and comp.loc[("all", "r"), "floor"] == ods.smallest_pvalue(4, seed=SEED)
+    assert comp.loc[("all", "r"), "n"] == 4 and comp.loc[("all", "r"), "floor"] == min_pvalue(4, seed=SEED)
     # top 2: both order s4 above s3 (tau = rho = r = 1): tied
     assert (comp.loc["top", "ahead"] == "tied").all() and (comp.loc["top", "n"] == 2).all()
     assert list(ods.da_comparison(da_table, bs, {"all": da["all"]}, human, None).subset.unique()) == ["all"]

@@ -100,15 +100,6 @@ def assert_same_evaluation(got: Evaluation, want: Evaluation):
 
 # -- p-values and verdicts ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("p, n, text", [
-    (float("nan"), 1000, "not tested"),
-    (0.0, 200, "p < 0.005"),  # no permutation reached the observed difference: below 1/200
-    (0.0123, 1000, "p = 0.012"),
-])
-def test_p_text(p, n, text):
-    assert study.p_text(p, n) == text
-
-
 @pytest.mark.parametrize("ps, text", [
     ([0.01, 0.2], "p = 0.010–0.200"),
     ([0.0, 0.2], "p from < 0.001 to 0.200"),

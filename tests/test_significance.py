@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from mtlib.significance import (PermutationResult, pairwise_accuracy, perm_both, perm_both_systems,
-                                pooled_pairwise_accuracy, row_correlations)
+from mtlib.significance import (PermutationResult, min_pvalue, p_text, pairwise_accuracy, perm_both,
+                                perm_both_systems, pooled_pairwise_accuracy, row_correlations)
 
 RNG = np.random.default_rng(0)
 HUMAN = RNG.normal(size=12)
@@ -118,3 +118,57 @@ def test_pairwise_accuracy_by_hand():
                                        ({"X": 1.0, "Y": 2.0}, {"X": 2, "Y": 1})])
     assert pooled == pytest.approx(3 / 4)
     assert np.isnan(pooled_pairwise_accuracy([]))
+
+
+# -- the floor of PERM-BOTH's p, and how a p-value is written --------------------------------------
+
+def _powers(n):
+    """1, 2, 4, ...: no z-score is 0, so every swap of a perfect metric B with its negation A
+    lowers B's correlation and raises A's; only the draws that swap nothing reach the observed
+    difference."""
+    return 2.0 ** np.arange(n)
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 6, 7, 8])
+def test_min_pvalue_is_the_p_of_the_extreme_case(n):
+    h = _powers(n)
+    for n_perm, seed in [(200, 1), (500, 7), (1000, 0)]:
+        assert perm_both(-h, h, h, "pearson", n_permutations=n_perm, seed=seed).pvalue == min_pvalue(
+            n, n_permutations=n_perm, seed=seed)
+
+
+def test_min_pvalue_is_the_share_of_unswapped_draws_and_bounds_every_test():
+    swaps = np.random.default_rng(7).random((1000, 3)) < 0.5
+    unswapped = float(np.mean(~swaps.any(axis=1)))
+    assert min_pvalue(3, seed=7) == unswapped == pytest.approx(1 / 8, abs=0.03)
+    rng = np.random.default_rng(0)
+    for method in ("pearson", "kendall", "spearman"):
+        for _ in range(20):
+            a, b, h = rng.normal(size=(3, 3))
+            assert perm_both(a, b, h, method, seed=7).pvalue >= unswapped
+    # Kendall over 3 systems stays above the floor (swapping the middle system keeps both orders)
+    h = _powers(3)
+    assert perm_both(-h, h, h, "kendall", seed=7).pvalue > unswapped + 0.05
+
+
+def test_min_pvalue_near_two_to_the_minus_n():
+    assert min_pvalue(4, n_permutations=100_000, seed=0) == pytest.approx(1 / 16, abs=0.003)
+    assert min_pvalue(3, n_permutations=10) == 1 / 8  # seed None: the expectation
+    assert np.isnan(min_pvalue(2, n_permutations=10, seed=1))  # no test below 3 items
+    with pytest.raises(ValueError, match="n_permutations must be positive, got 0"):
+        min_pvalue(4, n_permutations=0)
+
+
+@pytest.mark.parametrize("p, n, nan, text", [
+    (0.0456, 1000, "not tested", "p = 0.046"),
+    (0.12345, 1000, "not tested", "p = 0.123"),
+    (0.0, 1000, "not tested", "p < 0.001"),   # no draw reached the observed difference
+    (0.0, 200, "not tested", "p < 0.005"),
+    (0.0, 10_000, "not tested", "p < 0.0001"),
+    (0.0003, 10_000, "not tested", "p < 0.001"),  # would round to 0.000
+    (float("nan"), 200, "not tested", "not tested"),
+    (None, 200, "not tested", "not tested"),
+    (float("nan"), 1000, "p not defined", "p not defined"),
+])
+def test_p_text(p, n, nan, text):
+    assert p_text(p, n, nan=nan) == text

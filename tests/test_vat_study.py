@@ -676,7 +676,7 @@ def test_da_bertscore_rows_by_hand():
                          "metric": ["BERTS-F", "DA-BERTScore"] * 2, "value": [0.5, 0.6, 0.7, 0.65]})
     assert vs.da_summary(hand) == "k all: DA-BERTScore minus BERTS-F +0.100 on the whole set, -0.050 on our VAT"
     assert vs.da_summary(hand.assign(p=[0.2, 0.2, np.nan, np.nan])) == (
-        "k all: DA-BERTScore minus BERTS-F +0.100 (p = 0.20) on the whole set, -0.050 (p not defined) on our VAT")
+        "k all: DA-BERTScore minus BERTS-F +0.100 (p = 0.200) on the whole set, -0.050 (p not defined) on our VAT")
     assert vs.da_summary(hand.iloc[:0]) == "no analysis set in this run"
 
 

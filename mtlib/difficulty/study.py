@@ -10,7 +10,7 @@ The chapter (``notebooks/difficulty_aware_bertscore.ipynb``) scores each evaluat
   bootstrap comparison (:func:`bootstrap_gain`) and difficulty on a subword overlap F
   (:func:`overlap_comparison`, :func:`gain`);
 * "A correlates better than B", tested: :func:`perm_tests` runs PERM-BOTH
-  (:mod:`mtlib.significance`) for every pair of metrics and setting; :func:`min_permutation_p`
+  (:mod:`mtlib.significance`) for every pair of metrics and setting; :func:`mtlib.significance.min_pvalue`
   is the smallest p such a test can give over n systems; :func:`verdict`,
   :func:`test_phrase`, :func:`claims_sentence`, :func:`versus_summary` and
   :func:`perm_count_sentence` turn the tests into words;
@@ -41,14 +41,14 @@ from mtlib.correlation import correlate, correlation_curve, correlation_table, t
 from mtlib.difficulty import da_baseline_curve, da_correlation_curve, da_system_stats, token_difficulty
 from mtlib.report import beside_paper, max_abs_delta, wide_beside_paper
 from mtlib.scoring import SystemStats
-from mtlib.significance import perm_both_systems
+from mtlib.significance import min_pvalue, p_text, perm_both_systems
 
 __all__ = ["DA", "DA_HELD", "DA_RAW", "PAPER_NAME", "HELD_APART", "EvalsetRun", "da_pair", "held_apart_key",
            "evalset_run", "evalset_overview", "correlations", "table1", "table_value", "table1_sentences",
            "raw_cosine_sentence", "baseline_curves", "bertscore_correlations", "verdict_over_range", "robustness",
            "robustness_sentences", "topk_curves", "example_rows", "example_sentences", "bootstrap_gain",
            "bootstrap_sentences", "overlap_scores", "overlap_comparison", "gain", "conclusion_sentences",
-           "ALPHA", "STAT_METHODS", "CLAIMS", "OVERLAP_CLAIMS", "PAPER_SETS", "min_permutation_p", "p_text",
+           "ALPHA", "STAT_METHODS", "CLAIMS", "OVERLAP_CLAIMS", "PAPER_SETS", 
            "verdict", "metric_scores", "compare", "perm_tests", "test_phrase", "claims_sentence", "versus_summary",
            "perm_count_sentence", "p_cell", "table1_displays", "puts_first", "model_label", "data_line", "gap_reasons",
            "authors_model", "AUTHORS_MODEL", "bootstrap_perm_sentence", "raw_lead", "held_apart_sentences",
@@ -619,37 +619,9 @@ OVERLAP_CLAIMS = [("DA-Overlap F", "Overlap F")]
 PAPER_SETS = ("wmt19 en-de", "wmt19 de-en")
 
 
-def min_permutation_p(n: int, *, n_permutations: int = 1000, seed: int | None = None) -> float:
-    """The smallest p-value PERM-BOTH (:func:`mtlib.significance.perm_both`) can give over
-    ``n`` items with ``n_permutations`` draws of this ``seed``.
-
-    A draw that swaps no item reproduces the observed difference, so it always counts towards
-    p: no test can get below the share of such draws in its swap matrix (about ``2**-n``; 1/8
-    over three systems, 1/16 over four). The draws are drawn as ``perm_both`` draws them (one
-    ``n_permutations × n`` uniform matrix, swap below 1/2), so this is exact for a seed; with
-    ``seed=None`` it is the expected share ``2**-n``. NaN below 3 items (no test).
-    """
-    if n_permutations < 1:
-        raise ValueError(f"min_permutation_p: n_permutations must be positive, got {n_permutations}")
-    if n < 3:
-        return float("nan")
-    if seed is None:
-        return 0.5 ** n
-    swap = np.random.default_rng(seed).random((n_permutations, n)) < 0.5
-    return float(np.mean(~swap.any(axis=1)))
-
-
-def p_text(p: float, n_permutations: int) -> str:
-    """``p = 0.062``; ``p < 0.005`` (1/n_permutations) when no draw reached the observed
-    difference; ``not tested`` for NaN."""
-    if p is None or p != p:
-        return "not tested"
-    return f"p < {1 / n_permutations:.3g}" if p == 0 else f"p = {p:.3f}"
-
-
 def verdict(p: float, floor: float, alpha: float = ALPHA) -> str:
     """``cannot be significant`` when even the smallest possible p (``floor``,
-    :func:`min_permutation_p`) is not below ``alpha``; otherwise ``significant`` (p < alpha)
+    :func:`mtlib.significance.min_pvalue`) is not below ``alpha``; otherwise ``significant`` (p < alpha)
     or ``not significant``; ``not defined`` when p is NaN."""
     if p is None or p != p:
         return "not defined"
@@ -683,7 +655,7 @@ def compare(a: Mapping[str, float], b: Mapping[str, float], human: Mapping[str, 
     Returns:
         ``value`` (a's correlation), ``other_value`` (b's), ``higher`` (``"a"``, ``"b"`` or None
         for a tie or an undefined value), ``p`` (NaN when not tested), ``n`` (systems), ``floor``
-        (:func:`min_permutation_p` over them), ``verdict`` (:func:`verdict`, or ``tied`` /
+        (:func:`mtlib.significance.min_pvalue` over them), ``verdict`` (:func:`verdict`, or ``tied`` /
         ``not defined``) and ``note`` (why a comparison was not tested).
     """
     if stat not in STAT_METHODS:
@@ -691,7 +663,7 @@ def compare(a: Mapping[str, float], b: Mapping[str, float], human: Mapping[str, 
     method = STAT_METHODS[stat]
     ca, cb = correlate(a, human, method, systems=systems), correlate(b, human, method, systems=systems)
     out = dict(value=ca.value, other_value=cb.value, higher=None, p=float("nan"), n=ca.n,
-               floor=min_permutation_p(ca.n, n_permutations=n_permutations, seed=seed), verdict="not defined",
+               floor=min_pvalue(ca.n, n_permutations=n_permutations, seed=seed), verdict="not defined",
                note="")
     if ca.value != ca.value or cb.value != cb.value:
         out["note"] = "a correlation is not defined"
@@ -980,7 +952,7 @@ def table2_text(sums: Mapping[str, Mapping[str, float]] | None, da_first: bool |
     """
     paper = ("In the paper, DA-BERTScore is the only metric that ranks Facebook's system first "
              "($\\Sigma|\\Delta| = 4$ against 10–14); the paper gives no test, and over six systems no PERM-BOTH p "
-             f"could fall below {min_permutation_p(6, n_permutations=n_permutations, seed=seed):.3f}.")
+             f"could fall below {min_pvalue(6, n_permutations=n_permutations, seed=seed):.3f}.")
     if sums is None:
         return "This run has no WMT19 en-de set, so the paper's Table 2 is not reproduced. " + paper
     segments = f"the first {n_segments} segments only" if n_segments is not None else ""

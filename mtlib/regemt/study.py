@@ -35,9 +35,9 @@ from mtlib.regemt.ensemble import ablation, permutation_importance, split_by_sou
 from mtlib.regemt.experiment import REG_BASE, REGEMT, Evaluation, evaluate, group_bootstrap, spearman_table
 from mtlib.regemt.scores import (COMPOS_ROW, EXTRA, Encoder, columns_for, length_table, score_rows,
                                  undefined_counts)
-from mtlib.significance import perm_both
+from mtlib.significance import p_text, perm_both
 
-__all__ = ["SETTING_NAME", "ALPHA", "SHOWN_ONLY", "PAPER_CHOICE", "p_text", "p_range", "one_sided_p",
+__all__ = ["SETTING_NAME", "ALPHA", "SHOWN_ONLY", "PAPER_CHOICE", "p_range", "one_sided_p",
            "direction_verdict", "Features", "Featurizer", "JudgedSet", "judged_set", "compos_row", "with_shown",
            "load_mqm_sets", "overview", "undefined_table", "other_pair", "evaluate_sets", "row_label", "paper_values",
            "against_paper", "table1", "table1_order", "best_single", "mean_over_seeds", "seed_table", "table1_seeds",
@@ -55,14 +55,6 @@ ALPHA = 0.05  # a one-sided PERM-BOTH p below this makes "above"/"below" signifi
 SHOWN_ONLY = (COMPOS_ROW,)  # columns shown beside the features, never fitted on nor picked as the best single metric
 PAPER_CHOICE = ("the paper chose an MLP for the source-based zh-en pair only and linear regression in its other "
                 "MQM rows")
-
-
-def p_text(p: float, n_permutations: int = 1000) -> str:
-    """``p = 0.012``; ``p < 0.001`` (1,000 permutations) when no permutation reached the
-    observed difference; ``not tested`` for NaN."""
-    if p is None or np.isnan(p):
-        return "not tested"
-    return f"p < {1 / n_permutations:.3g}" if p == 0 else f"p = {p:.3f}"
 
 
 def p_range(ps: Sequence[float], n_permutations: int = 1000) -> str:

@@ -36,7 +36,7 @@ from mtlib.metrics import get_metric
 from mtlib.metrics.compositionality import SPACY_DISABLED
 from mtlib.report import beside_paper, wide_beside_paper
 from mtlib.scoring import SystemStats, score_systems
-from mtlib.significance import perm_both_systems
+from mtlib.significance import p_text, perm_both_systems
 from mtlib.vat import analysis as va
 from mtlib.vat.filtering import as_system_stats, bertscore_segment_scores, kept_ids, segment_scores, segment_std
 from mtlib.vat.release import NotReleased, release_folder, released_ids
@@ -897,10 +897,6 @@ def da_table(da: pd.DataFrame) -> pd.DataFrame:
     return da.pivot_table(index=["evalset", "systems", "metric"], columns=["stat", "subset"], values="value", sort=False)
 
 
-def _p_text(p: float) -> str:
-    return "p not defined" if np.isnan(p) else f"p = {p:.2f}"
-
-
 def da_summary(da: pd.DataFrame) -> str:
     """DA-BERTScore minus BERTS-F in Pearson r, on the whole set and on our VAT, each with the
     one-sided PERM-BOTH p-value of "DA-BERTScore correlates better" (column ``p``, if present)."""
@@ -912,7 +908,7 @@ def da_summary(da: pd.DataFrame) -> str:
 
     def part(e, g, subset):
         text = f"{piv.loc[(e, g, subset)].diff().iloc[-1]:+.3f}"
-        return text if pv is None else f"{text} ({_p_text(pv.loc[(e, g, subset)])})"
+        return text if pv is None else f"{text} ({p_text(pv.loc[(e, g, subset)], nan='p not defined')})"
 
     return "; ".join(f"{e} {g}: DA-BERTScore minus BERTS-F {part(e, g, 'original')} on the whole set, "
                      f"{part(e, g, 'VAT (ours)')} on our VAT" for e, g, s in piv.index if s == "original")
