@@ -31,7 +31,10 @@ from mtlib.scoring import SystemStats
 from mtlib.version import engine_versions
 
 __all__ = ["TokenMatches", "BERTScorer", "SentenceMean", "FOfMeans", "idf_from_references", "f_measure", "prf",
-           "prf_system_stats", "exact_matches"]
+           "prf_system_stats", "exact_matches", "PRF_COLUMNS"]
+
+# The column of each score in the (pairs, 3) arrays of :func:`prf` and :meth:`BERTScorer.score`.
+PRF_COLUMNS = {"BERTScore-P": 0, "BERTScore-R": 1, "BERTScore-F": 2}
 
 
 def idf_from_references(ids_per_reference: Sequence[np.ndarray]) -> tuple[dict[int, float], float]:

