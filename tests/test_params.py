@@ -24,5 +24,13 @@ def test_refuses_with_the_parameter_name(fn, value):
         fn("p", value)
 
 
+def test_empty_list_only_when_allowed():
+    assert params.evalset_keys("p", [], allow_empty=True) == []
+    with pytest.raises(ValueError, match="parameter p: expected a non-empty list"):
+        params.evalset_keys("p", [])
+    with pytest.raises(ValueError, match="parameter p: expected 'TESTSET LP'"):
+        params.evalset_keys("p", ["wmt19"], allow_empty=True)
+
+
 def test_none_when_allowed():
     assert params.positive_int("p", None, allow_none=True) is None

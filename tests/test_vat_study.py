@@ -116,6 +116,33 @@ def test_run_directions_in_order_and_checked():
         vs.run_directions(known, ["wmt18"], ["kk-en"])
 
 
+def test_run_sets_follow_the_run_unless_given():
+    book = [(t, lp) for t in ("wmt17", "wmt18", "wmt19") for lp in ("de-en", "en-de", "zh-en")]
+    assert vs.run_sets(book)._asdict() == {
+        "precision_check": ["wmt19 de-en"], "ablation_test_set": "wmt19", "analysis_sets": ["wmt19 de-en", "wmt19 en-de"],
+        "paraphrase_set": "wmt19 en-de"}
+    assert vs.analysis_where(vs.run_sets(book)) == "wmt19 (ablations) and wmt19 de-en, wmt19 en-de (analyses)"
+    # a WMT18 rerun analyses WMT18, not the book's WMT19
+    assert vs.run_sets([("wmt18", "de-en"), ("wmt18", "en-de")])._asdict() == {
+        "precision_check": ["wmt18 de-en"], "ablation_test_set": "wmt18",
+        "analysis_sets": ["wmt18 de-en", "wmt18 en-de"], "paraphrase_set": "wmt18 en-de"}
+    # neither of the paper's pairs: the first into English and the first out of it; no en-de, no Table 4
+    got = vs.run_sets([("wmt18", "zh-en"), ("wmt18", "fi-en"), ("wmt18", "en-zh")])
+    assert got.analysis_sets == ["wmt18 zh-en", "wmt18 en-zh"] and got.paraphrase_set is None
+    assert vs.run_sets([("wmt17", "de-en")]).analysis_sets == ["wmt17 de-en"]
+    given = vs.run_sets(book, precision_check=[], ablation_test_set="wmt18", analysis_sets=["wmt17 zh-en"],
+                        paraphrase_set="wmt19 en-de")
+    assert given._asdict() == {"precision_check": [], "ablation_test_set": "wmt18", "analysis_sets": ["wmt17 zh-en"],
+                     "paraphrase_set": "wmt19 en-de"}
+    with pytest.raises(ValueError, match="no directions"):
+        vs.run_sets([])
+
+
+def test_wmt17_note_only_for_runs_with_wmt17():
+    assert vs.wmt17_note(["wmt18", "wmt19"]) == "The text of WMT18, WMT19 is as WMT released it (cased, untokenised)."
+    assert vs.wmt17_note(["wmt17", "wmt19"]).startswith("WMT17's text here is lowercased")
+
+
 def write_release(root, test_set, ids):
     meta = root / "vat-release" / "VAT_meta" / test_set
     meta.mkdir(parents=True)

@@ -7,18 +7,20 @@ from typing import Any
 __all__ = ["str_list", "evalset_keys", "positive_int", "fraction"]
 
 
-def str_list(name: str, value: Any) -> list[str]:
-    """A non-empty list of strings (a bare string is refused: it would iterate by character)."""
-    if isinstance(value, str) or not isinstance(value, (list, tuple)) or not value \
+def str_list(name: str, value: Any, *, allow_empty: bool = False) -> list[str]:
+    """A non-empty list of strings (empty too with ``allow_empty``; a bare string is refused:
+    it would iterate by character)."""
+    if isinstance(value, str) or not isinstance(value, (list, tuple)) or not (value or allow_empty) \
             or not all(isinstance(v, str) for v in value):
-        raise ValueError(f"parameter {name}: expected a non-empty list of strings such as "
+        raise ValueError(f"parameter {name}: expected a {'' if allow_empty else 'non-empty '}list of strings such as "
                          f"['en-de'], got {value!r}")
     return list(value)
 
 
-def evalset_keys(name: str, value: Any) -> list[str]:
-    """A non-empty list of evaluation-set keys ``"TESTSET LP"`` (e.g. ``"wmt19 en-de"``)."""
-    keys = str_list(name, value)
+def evalset_keys(name: str, value: Any, *, allow_empty: bool = False) -> list[str]:
+    """A non-empty list (empty too with ``allow_empty``) of evaluation-set keys ``"TESTSET LP"``
+    (e.g. ``"wmt19 en-de"``)."""
+    keys = str_list(name, value, allow_empty=allow_empty)
     bad = [k for k in keys if len(k.split()) != 2]
     if bad:
         raise ValueError(f"parameter {name}: expected 'TESTSET LP' strings such as 'wmt19 en-de', got {bad}")

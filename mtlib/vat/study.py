@@ -23,7 +23,7 @@ layer above this one).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Mapping, NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
@@ -42,7 +42,7 @@ from mtlib.vat.filtering import as_system_stats, bertscore_segment_scores, kept_
 from mtlib.vat.release import NotReleased, release_folder, released_ids
 
 __all__ = ["EVAL_METRICS", "FILTER_METRICS", "SHORT", "STATS", "STAT_LABELS", "mean_recall_and_kept", "SUBSETS", "LAMBDAS", "TABLE3_PAIRS",
-           "Direction", "other_precision", "run_directions", "release_available", "released_within",
+           "Direction", "other_precision", "run_directions", "ANALYSIS_PAIRS", "RunSets", "run_sets", "analysis_where", "wmt17_note", "release_available", "released_within",
            "load_direction", "load_directions", "run_settings", "overview_table",
            "agreement_table", "agreement_summary", "precision_check_table", "precision_summary",
            "correlation_rows", "table2", "averaged_value", "table2_gains", "paper_table2_gains",
@@ -142,6 +142,69 @@ def run_directions(known: Mapping[str, Sequence[str]], test_sets: Sequence[str],
                              f"{ {t: known[t] for t in test_sets} }")
     return [(t, lp) for t in test_sets
             for lp in (known[t] if language_pairs == "all" else [lp for lp in language_pairs if lp in known[t]])]
+
+
+# The pairs of the paper's analyses (its Figures 5-8, on WMT20) and of the paraphrased reference
+# refWMTp (Table 4; Freitag et al. 2020 paraphrased en-de references only).
+ANALYSIS_PAIRS = ("de-en", "en-de")
+PARAPHRASE_PAIR = "en-de"
+
+
+class RunSets(NamedTuple):
+    """The evaluation sets of a run's later sections (:func:`run_sets`)."""
+    precision_check: list[str]
+    ablation_test_set: str
+    analysis_sets: list[str]
+    paraphrase_set: str | None
+
+
+def run_sets(directions: Sequence[tuple[str, str]], *, precision_check: Sequence[str] | None = None,
+             ablation_test_set: str | None = None, analysis_sets: Sequence[str] | None = None,
+             paraphrase_set: str | None = None) -> RunSets:
+    """The evaluation sets of the page's later sections, following the run's ``directions``
+    ((test set, pair), as :func:`run_directions`) wherever one is None:
+
+    * ``ablation_test_set``: the run's latest test set (the paper ablated on its latest, WMT20);
+    * ``analysis_sets``: that test set's de-en and en-de, those the run has (the paper's
+      pairs); if it has neither, its first direction into English and its first out of it;
+    * ``paraphrase_set``: that test set's en-de, if the run has it, else None (no Table 4);
+    * ``precision_check``: the first analysis set (one direction scored again in the other
+      precision); an empty list checks none.
+
+    A given value is kept as given.
+    """
+    if not directions:
+        raise ValueError("run_sets: the run has no directions")
+    latest = max(t for t, _ in directions)
+    pairs = [lp for t, lp in directions if t == latest]
+    if ablation_test_set is None:
+        ablation_test_set = latest
+    if analysis_sets is None:
+        chosen = [lp for lp in ANALYSIS_PAIRS if lp in pairs]
+        if not chosen:
+            into = [lp for lp in pairs if lp.endswith("-en")]
+            out_of = [lp for lp in pairs if not lp.endswith("-en")]
+            chosen = [*into[:1], *out_of[:1]]
+        analysis_sets = [f"{latest} {lp}" for lp in chosen]
+    if paraphrase_set is None and PARAPHRASE_PAIR in pairs:
+        paraphrase_set = f"{latest} {PARAPHRASE_PAIR}"
+    if precision_check is None:
+        precision_check = list(analysis_sets[:1])
+    return RunSets(list(precision_check), ablation_test_set, list(analysis_sets), paraphrase_set)
+
+
+def analysis_where(sets: RunSets) -> str:
+    """Where this run's ablations and analyses ran: ``wmt19 (ablations; the paper: WMT20) and
+    wmt19 de-en, wmt19 en-de (analyses)``."""
+    return (f"{sets.ablation_test_set} (ablations) and {', '.join(sets.analysis_sets) or 'no set'} (analyses)")
+
+
+def wmt17_note(test_sets: Sequence[str]) -> str:
+    """The caveat on WMT17's text for runs that include WMT17; otherwise what the run's text is."""
+    if "wmt17" not in test_sets:
+        return f"The text of {', '.join(t.upper() for t in test_sets)} is as WMT released it (cased, untokenised)."
+    return ("WMT17's text here is lowercased and tokenised and covers 7 of its 14 directions, which changes "
+            "BLEU's numbers.")
 
 
 def release_available(root=None) -> bool:
