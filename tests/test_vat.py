@@ -141,6 +141,8 @@ def test_cli_on_plain_files(plain_files, capsys):
     std = scores.std(axis=0, ddof=1)
     assert ids == [i for i in range(4) if std[i] > np.percentile(std, 50)]
     assert (out / "vat_files-deen-ref.en").read_text().splitlines() == [REF[i] for i in ids]
+    assert (out / "vat_files-deen-src.de").read_text().splitlines() == [
+        (plain_files / "src.de").read_text().splitlines()[i] for i in ids]
     assert len((out / "std_files-deen.tsv").read_text().splitlines()) == 2 + 4
     # a second run refuses the non-empty folder
     assert vat_main(["--hyp", *hyps, "--ref", str(plain_files / "ref.en"), "--lp", "de-en", "--metric", "BLEU",
@@ -275,6 +277,7 @@ def test_cli_bleu_header_signs_sentence_bleu(plain_files):
                      "--out", str(out)]) == 0
     header = (out / "std_files-deen.tsv").read_text().splitlines()[0]
     assert header == f"# {BLEU().sentence_signature}|sentence|refs:ref"
+    assert not (out / "vat_files-deen-src.de").exists()  # no --src: no source file of blank lines
     assert "|eff:yes|" in header and "|eff:no|" not in header and "|tok:13a|" in header
 
 

@@ -7,7 +7,8 @@ writes into ``--out`` (a new or empty folder; nothing is overwritten):
 
 * ``bert-r_filter-std60.json`` — ``{lp: [kept 0-based ids]}``, the released format (the name
   follows the metric and λ: ``bleu_filter-std50.json`` …);
-* ``vat_{test set}-{xxyy}-src.{xx}`` / ``-ref.{yy}`` — the kept source and reference lines;
+* ``vat_{test set}-{xxyy}-src.{xx}`` / ``-ref.{yy}`` — the kept source and reference lines (no
+  source file for plain files given without ``--src``);
 * ``std_{test set}-{xxyy}.tsv`` — the signature on its first line (``# …``), then per segment:
   id, the standard deviation of the systems' scores, kept (1) or not (0).
 """

@@ -241,7 +241,8 @@ def write_ids_json(path: str | os.PathLike, ids_by_lp: Mapping[str, Sequence[int
 def write_vat_set(folder: str | os.PathLike, evs: EvalSet, ids: Sequence[int], *, ref_name: str | None = None
                   ) -> list[Path]:
     """Writes the kept source and reference lines as the release names them
-    (``vat_{test set}-{xxyy}-src.{xx}``, ``…-ref.{yy}``); refuses to overwrite. ``ids`` are
+    (``vat_{test set}-{xxyy}-src.{xx}``, ``…-ref.{yy}``; no source file for a set without a
+    source, such as plain files given without one); refuses to overwrite. ``ids`` are
     positions in the original set (``evs.segment_ids``)."""
     folder = Path(folder)
     src_lang, tgt_lang = evs.lp.split("-")
@@ -251,8 +252,8 @@ def write_vat_set(folder: str | os.PathLike, evs: EvalSet, ids: Sequence[int], *
     if missing:
         raise ValueError(f"{evs.name}: ids not in the set: {missing[:5]}")
     ref = evs.refs[ref_name or evs.std_ref]
-    files = {folder / f"{stem}-src.{src_lang}": [evs.src[position[i]] for i in ids],
-             folder / f"{stem}-ref.{tgt_lang}": [ref[position[i]] for i in ids]}
+    files = {folder / f"{stem}-src.{src_lang}": [evs.src[position[i]] for i in ids]} if any(evs.src) else {}
+    files[folder / f"{stem}-ref.{tgt_lang}"] = [ref[position[i]] for i in ids]
     for path in files:
         _refuse_existing(path)
     folder.mkdir(parents=True, exist_ok=True)
