@@ -7,27 +7,61 @@ import logging
 import warnings
 from typing import Sequence
 
-__all__ = ["quiet_setup", "shade_tokens"]
+__all__ = ["quiet_setup", "warning_line", "warning_note", "shade_tokens"]
 
 
 def quiet_setup() -> None:
-    """Warnings as one readable line (``Category: message``, the data root's absolute path shown
-    as ``<data root>``, no kernel file name or source line); tqdm's notebook-widget hint and
-    sacreBLEU's informational logging silenced. Call once at the top of a chapter."""
-    from mtlib import paths
+    """Warnings gathered into one readable note per cell; tqdm's notebook-widget hint and
+    sacreBLEU's informational logging silenced. Call once at the top of a chapter.
 
+    In a notebook, the warnings a cell raises are shown after it as one note (an HTML
+    admonition: a bullet per distinct warning, ``Category: message``, the data root's absolute
+    path shown as ``<data root>``) instead of a wall of stderr lines that a page cuts off at
+    the column edge. Outside IPython each warning is printed as that one line."""
+    warnings.filterwarnings("ignore", message="IProgress not found")
+    warnings.formatwarning = lambda message, category, *args, **kwargs: warning_line(message, category) + "\n"
+    logging.getLogger("sacrebleu").setLevel(logging.ERROR)
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None or getattr(shell, "_mtlib_warning_note", False):
+        return
+    shell._mtlib_warning_note = True
+    gathered: list[str] = []
+
+    def gather(message, category, filename, lineno, file=None, line=None):
+        gathered.append(warning_line(message, category))
+
+    def show_note(*_):
+        if gathered:
+            from IPython.display import HTML, display
+            display(HTML(warning_note(gathered)))
+            gathered.clear()
+
+    warnings.showwarning = gather
+    shell.events.register("post_run_cell", show_note)
+
+
+def warning_line(message, category: type[Warning]) -> str:
+    """``Category: message`` on one line, the data root's absolute path as ``<data root>``."""
+    from mtlib import paths
     try:
         root = str(paths.data_root())
     except FileNotFoundError:
         root = None
+    text = " ".join(str(message).split())
+    return f"{category.__name__}: {text.replace(root, '<data root>') if root else text}"
 
-    def one_line(message, category, *args, **kwargs):
-        text = str(message)
-        return f"{category.__name__}: {text.replace(root, '<data root>') if root else text}\n"
 
-    warnings.filterwarnings("ignore", message="IProgress not found")
-    warnings.formatwarning = one_line
-    logging.getLogger("sacrebleu").setLevel(logging.ERROR)
+def warning_note(lines: Sequence[str]) -> str:
+    """One HTML note (the theme's admonition) listing each distinct warning once, in order."""
+    distinct = list(dict.fromkeys(lines))
+    items = "".join(f"<li>{html.escape(x)}</li>" for x in distinct)
+    title = "Note from this step" + (f" ({len(distinct)} warnings)" if len(distinct) > 1 else "")
+    return (f'<div class="admonition note mtlib-warnings"><p class="admonition-title">{title}</p>'
+            f"<ul>{items}</ul></div>")
 
 
 def shade_tokens(tokenizer, ids: Sequence[int], weights: Sequence[float], *, full: float = 0.5,
