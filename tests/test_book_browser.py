@@ -1,6 +1,8 @@
 """Every page of the built book, loaded in a real headless browser (Debian's chromium, driven
-by Playwright): maths is typeset by the bundled MathJax, every image loads, no script fails,
-and no page requests anything from outside the book (it must work offline)."""
+by Playwright) at 1,280 px: maths is typeset by the bundled MathJax and no raw TeX ($r$, \\tau)
+is left in the text, every image loads, no script fails, no page requests anything from
+outside the book (it must work offline), no page scrolls sideways, no table runs past the text
+column without its own scrollbar, and no warning output is shown."""
 
 import os
 import shutil
@@ -15,6 +17,33 @@ if not CHROMIUM:
 
 LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
 TIMEOUT_MS = 120_000  # a loaded 2-core CI machine can take over 30 s (the default) to typeset a large page
+# Shown text outside code and typeset maths that still holds TeX ($…$, \(, \[, \cmd{, \tau …), tables
+# past the text column without a scrolling box around them, and shown stderr or traceback output.
+PAGE_RULES_JS = r"""() => {
+  const skip = el => el.closest('pre, code, script, style, textarea, mjx-container');
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const raw = [];
+  while (walker.nextNode()) {
+    const el = walker.currentNode.parentElement;
+    if (!el || skip(el) || !el.getClientRects().length) continue;
+    const t = walker.currentNode.textContent;
+    if (/\$[^$\s]([^$]*[^$\s])?\$|\\\(|\\\[|\\[a-zA-Z]+\{|\\(tau|rho|sigma|lambda|alpha|mu|Delta|frac|mathcal|sqrt|sum|times|le|ge)\b/.test(t)) raw.push(t.trim().slice(0, 80));
+  }
+  const column = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
+  const right = column.getBoundingClientRect().right;
+  const tables = [];
+  for (const t of column.querySelectorAll('table')) {
+    let el = t.parentElement, scroller = null;
+    for (; el && el !== column.parentElement; el = el.parentElement) {
+      if (['auto', 'scroll'].includes(getComputedStyle(el).overflowX)) { scroller = el; break; }
+    }
+    const edge = (scroller || t).getBoundingClientRect().right;
+    if (edge > right + 2) tables.push((t.caption ? t.caption.textContent : t.textContent).trim().slice(0, 60));
+  }
+  const warnings = [...document.querySelectorAll('.output.stderr, .output.traceback')]
+    .filter(e => e.getClientRects().length).map(e => e.textContent.trim().slice(0, 80));
+  return {raw, tables, warnings, width: document.documentElement.scrollWidth, view: window.innerWidth};
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -56,6 +85,15 @@ def _page_problems(browser, page, name) -> tuple[list[str], int]:
     broken = tab.evaluate("() => [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
     if broken:
         problems.append(f"{name}: images that did not load {broken[:3]}")
+    rules = tab.evaluate(PAGE_RULES_JS)
+    if rules["raw"]:
+        problems.append(f"{name}: raw TeX in the text {rules['raw'][:3]}")
+    if rules["width"] > rules["view"] + 1:
+        problems.append(f"{name}: the page scrolls sideways ({rules['width']} px wide at {rules['view']} px)")
+    if rules["tables"]:
+        problems.append(f"{name}: tables past the text column without a scrollbar {rules['tables'][:3]}")
+    if rules["warnings"]:
+        problems.append(f"{name}: warning output shown {rules['warnings'][:3]}")
     tab.close()
     return problems, typeset
 
@@ -82,6 +120,25 @@ def test_the_checks_catch_a_broken_page(browser, tmp_path):
     assert "requests outside the book ['https://example.invalid/x.png']" in text
     assert "Identifier 'A' has already been declared" in text
     assert "1 of 1 formulas not typeset" in text and "images that did not load" in text and typeset == 0
+
+
+def test_the_page_rules_catch_raw_tex_sideways_scroll_wide_tables_and_warnings(browser, tmp_path):
+    wide = "<tr>" + "<td>column</td>" * 300 + "</tr>"
+    page = tmp_path / "rules.html"
+    page.write_text('<html><body><main><article class="bd-article" style="width: 600px">'
+                    r"<p>The signed $r$ and its \tau.</p><p><code>$kept$ \tau</code></p>"
+                    f"<table><caption>A wide table</caption>{wide}</table>"
+                    f'<div style="overflow-x: auto"><table><caption>Scrolls</caption>{wide}</table></div>'
+                    '<div class="output stderr"><pre>UserWarning: 13 of 2998 pairs are empty</pre></div>'
+                    "</article></main></body></html>")
+    text = "\n".join(_page_problems(browser, page, "rules.html")[0])
+    assert r"raw TeX in the text ['The signed $r$ and its \\tau.']" in text  # code is left alone
+    assert "the page scrolls sideways" in text
+    assert "tables past the text column without a scrollbar ['A wide table']" in text  # 'Scrolls' is fine
+    assert "warning output shown ['UserWarning: 13 of 2998 pairs are empty']" in text
+    page.write_text('<html><body><main><article class="bd-article"><p>Costs $5 and $6; typeset text only.</p>'
+                    "</article></main></body></html>")
+    assert _page_problems(browser, page, "fine.html")[0] == []
 
 
 def test_solutions_are_hidden_until_opened(built_book, browser):
