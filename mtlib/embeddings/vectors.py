@@ -72,7 +72,7 @@ def _encoder_input(model: str) -> StaticVectors:
 
     from mtlib.embeddings.models import load_model
     from mtlib.embeddings.tensors import to_numpy
-    loaded = load_model(model)
+    loaded = load_model(model, 0)  # the input embeddings need no layer (any model, not only those with a default)
     matrix = to_numpy(loaded.model.get_input_embeddings().weight)  # on the GPU when there is one
     tokenizer = loaded.tokenizer
     pieces = tokenizer.convert_ids_to_tokens(list(range(matrix.shape[0])))
