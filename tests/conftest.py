@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -73,3 +76,33 @@ def built_book(tmp_path_factory) -> Path:
                             capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return out / "_build" / "html"
+
+
+# A glued value in a page's markdown: {glue:md}`name` or {glue:text}`name:format`
+GLUE = re.compile(r"\{glue:(?:md|text)\}`([\w-]+)(?::[^`]*)?`")
+
+
+def page_text(path) -> tuple[str, str]:
+    """(markdown with glued values substituted, text of every output that is not a glue record)."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    glued, outputs = {}, []
+    for cell in nb["cells"]:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            records = [k for k in data if k.startswith("application/papermill.record")]
+            if records:
+                glued[out["metadata"]["scrapbook"]["name"]] = str(data[records[0]])
+                continue
+            for kind in ("text/markdown", "text/html", "text/plain"):
+                if kind in data:
+                    text = "".join(data[kind])
+                    if kind == "text/html":
+                        text = html.unescape(re.sub(r"<style.*?</style>|<[^>]+>", " ", text, flags=re.S))
+                    outputs.append(text)
+                    break
+            if out.get("output_type") == "stream":
+                outputs.append("".join(out.get("text", "")))
+    markdown = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    missing = sorted(set(GLUE.findall(markdown)) - set(glued))
+    assert missing == [], f"glue names without a value: {missing}"
+    return GLUE.sub(lambda m: glued[m.group(1)], markdown), "\n".join(outputs) + "\n" + "\n".join(glued.values())

@@ -6,8 +6,6 @@ output), is checked for left-over names of the book's own data (WMT18, WMT19 run
 ``nan`` and for "not run" placeholders, and for the sentences a WMT17 run must have.
 """
 
-import html
-import json
 import re
 
 import pytest
@@ -15,35 +13,7 @@ import pytest
 from mtlib.book import runner as nbr
 from mtlib.difficulty.study import HELD_APART_NOTE
 
-from conftest import requires_data
-
-GLUE = re.compile(r"\{glue:(?:md|text)\}`([\w-]+)(?::[^`]*)?`")
-
-
-def page_text(path) -> tuple[str, str]:
-    """(markdown with glued values substituted, text of every output that is not a glue record)."""
-    nb = json.loads(path.read_text(encoding="utf-8"))
-    glued, outputs = {}, []
-    for cell in nb["cells"]:
-        for out in cell.get("outputs", []):
-            data = out.get("data", {})
-            records = [k for k in data if k.startswith("application/papermill.record")]
-            if records:
-                glued[out["metadata"]["scrapbook"]["name"]] = str(data[records[0]])
-                continue
-            for kind in ("text/markdown", "text/html", "text/plain"):
-                if kind in data:
-                    text = "".join(data[kind])
-                    if kind == "text/html":
-                        text = html.unescape(re.sub(r"<style.*?</style>|<[^>]+>", " ", text, flags=re.S))
-                    outputs.append(text)
-                    break
-            if out.get("output_type") == "stream":
-                outputs.append("".join(out.get("text", "")))
-    markdown = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
-    missing = sorted(set(GLUE.findall(markdown)) - set(glued))
-    assert missing == [], f"glue names without a value: {missing}"
-    return GLUE.sub(lambda m: glued[m.group(1)], markdown), "\n".join(outputs) + "\n" + "\n".join(glued.values())
+from conftest import page_text, requires_data
 
 
 def leftovers(markdown: str, outputs: str) -> list[str]:
