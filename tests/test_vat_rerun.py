@@ -43,8 +43,8 @@ def test_rerun_on_wmt18_follows_the_run(tmp_path):
     assert nbr.output_problems(out) == []
     markdown, outputs = page_text(out)
     assert leftovers(markdown, outputs) == []
-    assert "run on other sets here**: wmt18 (ablations) and wmt18 de-en, wmt18 en-de (analyses)." in markdown
+    assert "run on other sets here**: WMT18 (ablations) and WMT18 de-en and en-de (analyses)." in markdown
     assert "The text of WMT18 is as WMT released it (cased, untokenised)." in markdown
     assert "bf16 against fp32: overlap of the kept sets" in outputs  # the precision check ran, on wmt18 de-en
     assert "this run's ablation test set, WMT18, below" in markdown
-    assert "Wmt18 en-de has no paraphrased reference `refWMTp` in this data." in outputs
+    assert "No paraphrased reference `refWMTp` for wmt18 en-de in this data." in outputs

@@ -121,7 +121,9 @@ def test_run_sets_follow_the_run_unless_given():
     assert vs.run_sets(book)._asdict() == {
         "precision_check": ["wmt19 de-en"], "ablation_test_set": "wmt19", "analysis_sets": ["wmt19 de-en", "wmt19 en-de"],
         "paraphrase_set": "wmt19 en-de"}
-    assert vs.analysis_where(vs.run_sets(book)) == "wmt19 (ablations) and wmt19 de-en, wmt19 en-de (analyses)"
+    assert vs.analysis_where(vs.run_sets(book)) == "WMT19 (ablations) and WMT19 de-en and en-de (analyses)"
+    assert vs.analysis_where(vs.RunSets([], "wmt18", ["wmt17 de-en", "wmt18 zh-en", "wmt18 en-zh"], None)) == (
+        "WMT18 (ablations) and WMT17 de-en; WMT18 zh-en and en-zh (analyses)")
     # a WMT18 rerun analyses WMT18, not the book's WMT19
     assert vs.run_sets([("wmt18", "de-en"), ("wmt18", "en-de")])._asdict() == {
         "precision_check": ["wmt18 de-en"], "ablation_test_set": "wmt18",
@@ -139,7 +141,8 @@ def test_run_sets_follow_the_run_unless_given():
 
 
 def test_wmt17_note_only_for_runs_with_wmt17():
-    assert vs.wmt17_note(["wmt18", "wmt19"]) == "The text of WMT18, WMT19 is as WMT released it (cased, untokenised)."
+    assert vs.wmt17_note(["wmt18", "wmt19"]) == "The text of WMT18 and WMT19 is as WMT released it (cased, untokenised)."
+    assert vs.wmt17_note(["wmt18", "wmt19", "wmt20"]).startswith("The text of WMT18, WMT19 and WMT20 is")
     assert vs.wmt17_note(["wmt17", "wmt19"]).startswith("WMT17's text here is lowercased")
 
 

@@ -175,7 +175,7 @@ def run_sets(directions: Sequence[tuple[str, str]], *, precision_check: Sequence
     """
     if not directions:
         raise ValueError("run_sets: the run has no directions")
-    latest = max(t for t, _ in directions)
+    latest = max(t for t, _ in directions)  # WMT names sort by year ("wmt21.news" and "wmt21.ted" tie on it)
     pairs = [lp for t, lp in directions if t == latest]
     if ablation_test_set is None:
         ablation_test_set = latest
@@ -193,16 +193,25 @@ def run_sets(directions: Sequence[tuple[str, str]], *, precision_check: Sequence
     return RunSets(list(precision_check), ablation_test_set, list(analysis_sets), paraphrase_set)
 
 
+def _and(items: Sequence[str]) -> str:
+    return " and ".join(items) if len(items) < 3 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def analysis_where(sets: RunSets) -> str:
-    """Where this run's ablations and analyses ran: ``wmt19 (ablations; the paper: WMT20) and
-    wmt19 de-en, wmt19 en-de (analyses)``."""
-    return (f"{sets.ablation_test_set} (ablations) and {', '.join(sets.analysis_sets) or 'no set'} (analyses)")
+    """Where this run's ablations and analyses ran: ``WMT19 (ablations) and WMT19 de-en and
+    en-de (analyses)``."""
+    pairs: dict[str, list[str]] = {}
+    for key in sets.analysis_sets:
+        test_set, lp = key.split()
+        pairs.setdefault(test_set, []).append(lp)
+    analyses = "; ".join(f"{t.upper()} {_and(lps)}" for t, lps in pairs.items()) or "no set"
+    return f"{sets.ablation_test_set.upper()} (ablations) and {analyses} (analyses)"
 
 
 def wmt17_note(test_sets: Sequence[str]) -> str:
     """The caveat on WMT17's text for runs that include WMT17; otherwise what the run's text is."""
     if "wmt17" not in test_sets:
-        return f"The text of {', '.join(t.upper() for t in test_sets)} is as WMT released it (cased, untokenised)."
+        return f"The text of {_and([t.upper() for t in test_sets])} is as WMT released it (cased, untokenised)."
     return ("WMT17's text here is lowercased and tokenised and covers 7 of its 14 directions, which changes "
             "BLEU's numbers.")
 
