@@ -31,16 +31,23 @@ def test_outside_ipython_a_warning_is_one_line(monkeypatch):
 def test_in_a_notebook_warnings_become_one_note_per_cell():
     nbclient = pytest.importorskip("nbclient")
     nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("import warnings\nfrom mtlib.book.chapter import quiet_setup\nquiet_setup()\nquiet_setup()"),
+        nbformat.v4.new_code_cell("import warnings\nfrom mtlib.book.chapter import quiet_setup\nquiet_setup()\nquiet_setup()\n"
+                              "print(len(get_ipython().events.callbacks['post_run_cell']))"),
         nbformat.v4.new_code_cell("warnings.warn('first', UserWarning)\nwarnings.warn('second', RuntimeWarning)\n"
                                   "warnings.warn('first', UserWarning)\nprint('done')"),
         nbformat.v4.new_code_cell("1 + 1"),
     ])
     nbclient.NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    hooks = int(nb.cells[0].outputs[0].text)
     outputs = nb.cells[1].outputs
     assert not [o for o in outputs if o.output_type == "stream" and o.name == "stderr"]
     notes = [o for o in outputs if o.output_type == "display_data" and "mtlib-warnings" in o.data.get("text/html", "")]
-    assert len(notes) == 1  # quiet_setup() twice still gives one note
+    assert len(notes) == 1
+    # quiet_setup() twice registers its hook once (the kernel may have hooks of its own)
+    nb2 = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "from mtlib.book.chapter import quiet_setup\nquiet_setup()\nprint(len(get_ipython().events.callbacks['post_run_cell']))")])
+    nbclient.NotebookClient(nb2, timeout=120, kernel_name="python3").execute()
+    assert hooks == int(nb2.cells[0].outputs[0].text)
     html = notes[0].data["text/html"]
     assert "UserWarning: first" in html and "RuntimeWarning: second" in html and "(2 warnings)" in html
     assert not [o for o in nb.cells[2].outputs if o.output_type == "display_data"]

@@ -430,6 +430,7 @@ def _rerun_repo(tmp_path, monkeypatch) -> Path:
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy(REPO.root / name, repo / name)
     shutil.copytree(REPO.book / "_ext", repo / "book" / "_ext", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO.root / "_static", repo / "_static")
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     params = nbformat.v4.new_code_cell('profile = "small"\nx = 1')
@@ -470,6 +471,7 @@ def test_rerun_renders_its_folder_as_html_without_executing_again(tmp_path, monk
     assert "The run says: it found <strong>43</strong> answers." in page and "{glue" not in page
     token = re.search(r"token [0-9a-f]{32}", (out / "toy.ipynb").read_text()).group()
     assert token in page  # rendered as executed, not executed again
+    assert 'href="_static/mtlib.css' in page and (out / "html" / "_static" / "mtlib.css").exists()  # the book's look
     index = (out / "html" / "index.html").read_text(encoding="utf-8")
     assert 'href="toy.html"' in index and '<span class="pre">x:</span>' in index  # the override is named
     assert nbr.main(["html", str(out)]) == 0  # an earlier build is replaced

@@ -471,6 +471,8 @@ def build_html(folder: Path, *, repo_root: Path | None = None, progress: TextIO 
     sphinx = config.setdefault("sphinx", {})
     sphinx["local_extensions"] = {ext: str((root / path).resolve())
                                   for ext, path in (sphinx.get("local_extensions") or {}).items()}
+    if (root / "_static").is_dir():  # the book's look (long signatures wrap): Jupyter Book adds _static/*.css
+        shutil.copytree(root / "_static", project / "_static")
     chapters = []
     for path in notebooks:
         shutil.copy2(path, project / path.name)
