@@ -58,8 +58,10 @@ def _pages(html_dir):
     return sorted(p for p in html_dir.rglob("*.html") if "_static" not in p.parts and "_sources" not in p.parts)
 
 
-def _page_problems(browser, page, name) -> tuple[list[str], int]:
-    """What is wrong with one page as a reader's browser shows it, and how many formulas it typeset."""
+def _page_problems(browser, page, name, *, known_stale: bool = False) -> tuple[list[str], int]:
+    """What is wrong with one page as a reader's browser shows it, and how many formulas it typeset.
+    A page whose chapter is listed as known stale (its banner says it predates the current code)
+    may still show the warning output of the code it was executed with."""
     tab = browser.new_page(viewport={"width": 1280, "height": 900})
     tab.set_default_timeout(TIMEOUT_MS)
     requests, errors, problems, typeset = [], [], [], 0
@@ -92,7 +94,7 @@ def _page_problems(browser, page, name) -> tuple[list[str], int]:
         problems.append(f"{name}: the page scrolls sideways ({rules['width']} px wide at {rules['view']} px)")
     if rules["tables"]:
         problems.append(f"{name}: tables past the text column without a scrollbar {rules['tables'][:3]}")
-    if rules["warnings"]:
+    if rules["warnings"] and not known_stale:
         problems.append(f"{name}: warning output shown {rules['warnings'][:3]}")
     tab.close()
     return problems, typeset
@@ -101,9 +103,11 @@ def _page_problems(browser, page, name) -> tuple[list[str], int]:
 def test_every_page_renders_offline(built_book, browser):
     pages = _pages(built_book)
     assert {"intro.html", "own_data.html", "teaching.html", "regemt.html"} <= {p.name for p in pages}
+    from mtlib.book.runner import known_stale
+    stale = set(known_stale())
     problems, typeset = [], 0
     for page in pages:
-        found, n = _page_problems(browser, page, page.relative_to(built_book))
+        found, n = _page_problems(browser, page, page.relative_to(built_book), known_stale=page.stem in stale)
         problems += found
         typeset += n
     assert not problems, "\n".join(problems)
@@ -136,6 +140,8 @@ def test_the_page_rules_catch_raw_tex_sideways_scroll_wide_tables_and_warnings(b
     assert "the page scrolls sideways" in text
     assert "tables past the text column without a scrollbar ['A wide table']" in text  # 'Scrolls' is fine
     assert "warning output shown ['UserWarning: 13 of 2998 pairs are empty']" in text
+    stale = "\n".join(_page_problems(browser, page, "rules.html", known_stale=True)[0])
+    assert "warning output shown" not in stale and "the page scrolls sideways" in stale  # only that rule waits
     page.write_text('<html><body><main><article class="bd-article"><p>Costs $5 and $6; typeset text only.</p>'
                     "</article></main></body></html>")
     assert _page_problems(browser, page, "fine.html")[0] == []
