@@ -21,7 +21,7 @@ TIMEOUT_MS = 120_000  # a loaded 2-core CI machine can take over 30 s (the defau
 # past the text column without a scrolling box around them, and shown stderr or traceback output.
 PAGE_RULES_JS = r"""() => {
   const skip = el => el.closest('pre, code, script, style, textarea, mjx-container');
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const walker = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
   const raw = [];
   while (walker.nextNode()) {
     const el = walker.currentNode.parentElement;
@@ -29,7 +29,8 @@ PAGE_RULES_JS = r"""() => {
     const t = walker.currentNode.textContent;
     if (/\$[^$\s]([^$]*[^$\s])?\$|\\\(|\\\[|\\[a-zA-Z]+\{|\\(tau|rho|sigma|lambda|alpha|mu|Delta|frac|mathcal|sqrt|sum|times|le|ge)\b/.test(t)) raw.push(t.trim().slice(0, 80));
   }
-  const column = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
+  const column = document.querySelector('article.bd-article') || document.querySelector('main') || document.body
+    || document.documentElement;
   const right = column.getBoundingClientRect().right;
   const tables = [];
   for (const t of column.querySelectorAll('table')) {
@@ -87,6 +88,7 @@ def _page_problems(browser, page, name, *, known_stale: bool = False) -> tuple[l
     broken = tab.evaluate("() => [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
     if broken:
         problems.append(f"{name}: images that did not load {broken[:3]}")
+    tab.wait_for_load_state("load")  # a redirect page (index.html) has moved on to its target by now
     rules = tab.evaluate(PAGE_RULES_JS)
     if rules["raw"]:
         problems.append(f"{name}: raw TeX in the text {rules['raw'][:3]}")
