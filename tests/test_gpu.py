@@ -79,7 +79,8 @@ def test_to_numpy_takes_cuda_tensors():
 def test_static_and_decontextualized_vectors_from_a_model_on_the_gpu(tiny_bert):
     pytest.importorskip("gensim")
     from mtlib.embeddings.embedder import Embedder
-    from mtlib.embeddings.vectors import decontextualized_vectors, static_vectors
+    from mtlib.embeddings.vectors import _encoder_input, decontextualized_vectors, static_vectors
+    _encoder_input.cache_clear()  # the CPU test may have loaded this folder already: read it from the GPU now
     static = static_vectors("de", model=tiny_bert)  # the encoder's input embeddings, read from CUDA memory
     assert static.keyed_vectors.vector_size == 32 and "cat" in static.keyed_vectors
     vecs = {}
