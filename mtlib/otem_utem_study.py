@@ -257,23 +257,24 @@ def _signs(metric: str, m: pd.Series, b: pd.Series, baseline: str) -> str:
     return f"{metric}'s agreement is {_sign_of(m)}, {baseline}'s {_sign_of(b)}"
 
 
-def _versus_mqm(test: pd.Series, baseline: str, alpha: float) -> str:
+def _versus_mqm(test: pd.Series, baseline: str, alpha: float, n_permutations: int) -> str:
     metric, kind = test["metric"], test["errors"].lower() + "s"
     if math.isnan(test["p"]):
         return f"{metric} was not tested against {baseline} (no correlation is defined)"
     if test["p"] < alpha:
         return (f"{metric} tracks {kind} {'better' if test['gap'] > 0 else 'worse'} than {baseline} "
-                f"({test['gap']:+.3f} in agreement r; PERM-BOTH {p_text(test['p'])})")
+                f"({test['gap']:+.3f} in agreement r; PERM-BOTH {p_text(test['p'], n_permutations)})")
     return (f"{metric} is not shown to track {kind} better or worse than {baseline}: the difference in agreement r "
-            f"({test['gap']:+.3f}) is not significant at {alpha:.0%} (PERM-BOTH {p_text(test['p'])})")
+            f"({test['gap']:+.3f}) is not significant at {alpha:.0%} (PERM-BOTH {p_text(test['p'], n_permutations)})")
 
 
 def mqm_verdicts(ted_corr: pd.DataFrame, tests: pd.DataFrame, *, baseline: str = "BLEU", few_errors: int = 5,
-                 alpha: float = 0.05) -> str:
+                 alpha: float = 0.05, n_permutations: int = 1000) -> str:
     """One bullet per :func:`mqm_tests` row: errors per system, where the metric's and the
     baseline's bootstrap intervals (``ted_corr``) lie against zero, the PERM-BOTH verdict
-    against the baseline, and a warning when no system has more than ``few_errors`` errors
-    (with, after a significant p, the reminder that PERM-BOTH holds the error counts fixed)."""
+    against the baseline (p-values written for ``n_permutations``, as the tests ran), and a
+    warning when no system has more than ``few_errors`` errors (with, after a significant p,
+    the reminder that PERM-BOTH holds the error counts fixed)."""
     lines = []
     for t in tests.to_dict("records"):
         m = _row(ted_corr, t["lp"], t["errors"], t["metric"])
@@ -282,13 +283,13 @@ def mqm_verdicts(ted_corr: pd.DataFrame, tests: pd.DataFrame, *, baseline: str =
                "here" + (" (PERM-BOTH holds the error counts fixed, so its p leaves their noise out)."
                          if t["p"] < alpha else "."))
         lines.append(f"* {t['lp']}, {t['errors'].lower()}s ({t['fewest']}–{t['most']} per system): "
-                     f"{_signs(t['metric'], m, b, baseline)}; {_versus_mqm(pd.Series(t), baseline, alpha)}."
+                     f"{_signs(t['metric'], m, b, baseline)}; {_versus_mqm(pd.Series(t), baseline, alpha, n_permutations)}."
                      + (few if t["most"] <= few_errors else ""))
     return "\n".join(lines)
 
 
 def mqm_summary(ted_corr: pd.DataFrame, tests: pd.DataFrame, *, baseline: str = "BLEU", few_errors: int = 5,
-                alpha: float = 0.05) -> str:
+                alpha: float = 0.05, n_permutations: int = 1000) -> str:
     """The conclusion's line: the analyses whose agreement interval lies above zero, and those
     where PERM-BOTH finds Otem or Utem better or worse than the baseline (p < ``alpha``; flagged
     where the metric's own bootstrap interval includes zero and where no system has more than
@@ -302,7 +303,7 @@ def mqm_summary(ted_corr: pd.DataFrame, tests: pd.DataFrame, *, baseline: str = 
         few = t["most"] <= few_errors
         caveats = ([f"its own agreement interval [{own['low']:+.2f}, {own['high']:+.2f}] includes zero"] if zero else []) + (
             [("there are " if zero else "") + f"at most {t['most']} marked errors per system"] if few else [])
-        return f"{label(t)} (PERM-BOTH {p_text(t['p'])}" + (f", but {' and '.join(caveats)}" if caveats else "") + ")"
+        return f"{label(t)} (PERM-BOTH {p_text(t['p'], n_permutations)}" + (f", but {' and '.join(caveats)}" if caveats else "") + ")"
 
     above = [label(t) + (f" (and {baseline}'s)" if _row(ted_corr, t["lp"], t["errors"], baseline)["low"] > 0 else "")
              for t in tests.to_dict("records") if _row(ted_corr, t["lp"], t["errors"], t["metric"])["low"] > 0]
@@ -311,7 +312,7 @@ def mqm_summary(ted_corr: pd.DataFrame, tests: pd.DataFrame, *, baseline: str = 
     parts = [f"{word} than {baseline} for " + ", ".join(tested_label(t) for t in d.to_dict("records"))
              for word, d in [("better", sig[sig.gap > 0]), ("worse", sig[sig.gap < 0])] if len(d)]
     rest = tested[tested.p >= alpha]
-    rest_p = (f"PERM-BOTH {p_text(rest.p.iloc[0])}" if len(rest) == 1 else
+    rest_p = (f"PERM-BOTH {p_text(rest.p.iloc[0], n_permutations)}" if len(rest) == 1 else
               f"PERM-BOTH p from {rest.p.min():.3f} to {rest.p.max():.3f}")
     if parts:
         versus = f"Otem or Utem tracks the errors significantly (at {alpha:.0%}) " + "; ".join(parts) + (
@@ -362,21 +363,23 @@ def _word(gap: float, tie: float, p: float, alpha: float) -> str:
     return direction if math.isnan(p) or p < alpha else f"not significantly (at {alpha:.0%}) {direction}"
 
 
-def _detail(gap: float, tie: float, p: float, alpha: float, metric: str) -> str:
+def _detail(gap: float, tie: float, p: float, alpha: float, metric: str, n_permutations: int) -> str:
     if abs(gap) <= tie and p < alpha:
         return (f"within the margin, though PERM-BOTH finds {metric} {'ahead' if gap > 0 else 'behind'} at "
-                f"{alpha:.0%}: {p_text(p)}")
-    return f"PERM-BOTH {p_text(p)}"
+                f"{alpha:.0%}: {p_text(p, n_permutations)}")
+    return f"PERM-BOTH {p_text(p, n_permutations)}"
 
 
-def versus_sentence(tests: pd.DataFrame, metric: str, *, baseline: str = "BLEU", alpha: float = 0.05) -> str:
+def versus_sentence(tests: pd.DataFrame, metric: str, *, baseline: str = "BLEU", alpha: float = 0.05,
+                    n_permutations: int = 1000) -> str:
     """Whether ``metric`` agrees with the human score more than, less than or about as much as
     ``baseline``, per statistic of :func:`versus_tests`: "about as much as" within the tie margin
     (whatever p, but a p below ``alpha`` is named with the direction), "more"/"less" only with
     PERM-BOTH p < ``alpha``, else "not significantly (at 5%) more/less"; each with the size of
-    the gap and its p-value ("not tested" where none)."""
-    words = [(_word(r.gap, r.tie, r.p, alpha), stat, abs(r.gap), p_text(r.p), _detail(r.gap, r.tie, r.p, alpha, metric))
-             for stat, r in tests.iterrows()]
+    the gap and its p-value ("not tested" where none; written for ``n_permutations``, as the
+    tests ran)."""
+    words = [(_word(r.gap, r.tie, r.p, alpha), stat, abs(r.gap), p_text(r.p, n_permutations),
+              _detail(r.gap, r.tie, r.p, alpha, metric, n_permutations)) for stat, r in tests.iterrows()]
     plain = all(d == f"PERM-BOTH {p}" for *_, p, d in words)  # no tie with a significant p to name
     if words[0][0] == words[1][0] and plain:
         return (f"{metric} agrees with the human score {words[0][0]} {baseline} on both r and τ "
@@ -391,12 +394,13 @@ def versus_baseline(table: pd.DataFrame, metric: str, signs: Mapping[str, int], 
     """:func:`versus_sentence` of :func:`versus_tests`."""
     return versus_sentence(versus_tests(table, metric, signs, baseline=baseline, human=human, r_tie=r_tie,
                                         n_permutations=n_permutations, seed=seed), metric, baseline=baseline,
-                           alpha=alpha)
+                           alpha=alpha, n_permutations=n_permutations)
 
 
-def table_verdict(versus: pd.DataFrame, *, baseline: str = "BLEU", alpha: float = 0.05) -> str:
+def table_verdict(versus: pd.DataFrame, *, baseline: str = "BLEU", alpha: float = 0.05,
+                  n_permutations: int = 1000) -> str:
     """:func:`versus_sentence` of each metric of a :func:`versus_table`, joined by semicolons."""
-    return "; ".join(versus_sentence(versus.loc[m], m, baseline=baseline, alpha=alpha)
+    return "; ".join(versus_sentence(versus.loc[m], m, baseline=baseline, alpha=alpha, n_permutations=n_permutations)
                      for m in dict.fromkeys(versus.index.get_level_values(0)))
 
 

@@ -148,6 +148,11 @@ def test_versus_sentence_needs_p_below_five_percent_for_more_or_less():
         "finds OTEM behind at 5%: p = 0.030) and about as much as BLEU on τ (by 0.100; PERM-BOTH p = 0.500)")
     # p = 0.05 is not below 5%; a missing p says the claim was not tested
     assert "not significantly (at 5%) more than BLEU on r" in study.versus_sentence(_versus(0.2, 0.05, 0, 1), "O")
+    # no permutation reached the observed gap: the bound is 1 / the permutations that ran
+    assert study.versus_sentence(_versus(0.2, 0.0, 0.6, 0.0), "O", n_permutations=200).endswith(
+        "(by 0.200 and 0.600; PERM-BOTH p < 0.005 and p < 0.005)")
+    assert study.mqm_verdicts(_ted_corr(), _tests(p_add=0.0), n_permutations=200).split("\n")[0].count("p < 0.005") == 1
+    assert "(PERM-BOTH p < 0.005, but" in study.mqm_summary(_ted_corr(), _tests(p_add=0.0), n_permutations=200)
     assert study.versus_sentence(_versus(0.2, math.nan, 0.0, math.nan), "O") == (
         "O agrees with the human score more than BLEU on r (by 0.200; PERM-BOTH not tested) and about as much as "
         "BLEU on τ (by 0.000; PERM-BOTH not tested)")

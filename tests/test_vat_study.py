@@ -262,7 +262,10 @@ def test_precision_check_table_and_summary():
     big = pd.DataFrame({"Jaccard fp32–bf16": [0.8, 0.9], "max |Δ sentence R|": [0.1, 0.2], "Δr BERTS-R original": [0.001, -0.02],
                         "Δr BERTS-F VAT": [0.003, 0.0]}, index=["a", "b"])
     assert vs.precision_summary(big, "fp32", "bf16") == (
-        "the kept sets agree at Jaccard 0.800–0.900 and Pearson's $r$ moves by at most 0.0200 (bf16 minus fp32)")
+        "the kept sets agree at Jaccard 0.800–0.900 and Pearson's $r$ moves by at most 0.020 (bf16 minus fp32)")
+    # two significant digits: a bound of 0.00014 is not printed as 0.0001
+    assert vs.precision_summary(big.assign(**{"Δr BERTS-F VAT": [0.00014, 0.0]}).iloc[:, [0, 1, 3]], "fp32", "bf16") \
+        .endswith("moves by at most 0.00014 (bf16 minus fp32)")
     assert vs.precision_summary(vs.precision_check_table({}, ["x"], other, 50, "a", "b"), "a", "b") == \
         "no evaluation set was checked in this run"
 
@@ -316,8 +319,11 @@ def test_table2_gains_and_sentences():
     assert pg == pytest.approx([0.1, -0.1, 0.0, 0.1, 0.1, 0.1])
     assert vs.table2_summary(gains, pg) == (
         "VAT raises the averaged correlation in 1 of 2 (test set, metric, statistic) cells with our sets and in 0 of 2 "
-        "with the released sets (mean change +0.050 and -0.100); the paper's Table 2 has a rise in 4 of 6 such cells "
+        "with the released sets (mean change +0.050 and -0.100; counted on the unrounded averages, of which 0 of ours "
+        "and 0 of the released move by less than 0.0005); the paper's Table 2 has a rise in 4 of 6 such cells "
         "for WMT17–19 (mean +0.050)")
+    tiny = gains.assign(ours=[0.0004, -0.1])
+    assert "of which 1 of ours and 0 of the released move by less than 0.0005" in vs.table2_summary(tiny, pg)
     assert vs.table2_bleu_summary(avg, paper) == (
         "x: +0.500 → +0.700 (ours), +0.400 (released); paper 0.500 → 0.600; "
         "y: +0.900 → +0.800 (ours), +nan (released); paper 0.100 → 0.200")
@@ -344,8 +350,9 @@ def test_table3_and_its_sentences():
     assert np.isnan(out.loc[("de-en", "wmt19", "BLEU"), "VAT (released)"])
     # ours: en-zh +0.10 (up), de-en -0.05 (down); paper: en-zh down, de-en up
     assert vs.table3_summary(t3, paper) == (
-        "on these 2 (pair, test set, metric) cells our VAT raises $r$ in 1 and lowers it in 1 (median change +0.025); "
-        "the paper's +VAT raises it in 1 of the 2 matching cells and lowers it in 1")
+        "on these 2 (pair, test set, metric) cells our VAT raises $r$ in 1 and lowers it in 1 (median change +0.025), "
+        "the released VAT raises it in 1 of 1 and lowers it in 0 (median change +0.050); the paper's +VAT raises it "
+        "in 1 of the 2 matching cells and lowers it in 1")
     assert vs.bleu_zh_summary(t3).endswith("its whole-set $r$ on en-zh: WMT19 +0.400 (paper 0.450)")
     # signed de-en -0.90 and en-zh 0.40 both lie beyond 0.01 of the paper; no known cause on WMT19
     assert vs.bleu_gap_summary(t3) == (
@@ -712,18 +719,20 @@ def test_da_bertscore_rows_by_hand():
 
 # -- the conclusion ------------------------------------------------------------------------------------------
 
-def conclusion_inputs(percentiles, verdicts, ours, released=(0.1, -0.1, 0.2)):
+def conclusion_inputs(percentiles, verdicts, ours, released=(0.1, -0.1, 0.2), kendall=None):
     agree = pd.DataFrame({"Jaccard": [0.3, 0.5], "chance": [0.25, 0.27]})
     gains = pd.DataFrame({"ours": ours, "released": list(released)})
     rand = pd.DataFrame({"subset": "VAT (ours)", "method": "pearson", "metric": ["BLEU", "BLEU", "R"],
                          "percentile": percentiles})
+    if kendall is not None:
+        rand = pd.concat([rand, rand.assign(method="kendall", percentile=kendall)], ignore_index=True)
     boot = pd.DataFrame({"subset": "VAT (ours)", "verdict": verdicts})
     return agree, gains, [0.1, -0.1, 0.2, 0.3], rand, boot
 
 
 def test_conclusion_bullets_and_verdicts():
     bullets, verdict = vs.conclusion(*conclusion_inputs([99.0, 80.0, 90.0], ["VAT better", "VAT better", "undecided"],
-                                                        [0.3, 0.3, -0.2]))
+                                                        [0.3, 0.3, -0.2], kendall=[90.0, 80.0, 85.0]))
     assert bullets[0].endswith("the kept sets depend on the encoder: mean Jaccard with the release 0.400 against "
                                "0.260 by chance.")
     assert "VAT raises the averaged correlation in 2 of 3 cells with our sets and 2 of 3 with the released sets " \
@@ -734,14 +743,25 @@ def test_conclusion_bullets_and_verdicts():
         "interval of the change from the whole set excludes 0 upwards in 2 and downwards in 0 of 3.")
     assert len(bullets) == 3  # no released rows in rand/boot: no bullet and no verdict for them
     assert verdict == (
-        "**With our sets**, VAT correlates better than most random subsets of its size (median percentile 90; per "
-        "metric BLEU 90, R 90); against the whole set it is better beyond the bootstrap noise in 2, worse in 0 and "
-        "undecided in 1 of 3 (direction, metric) cases, and the averaged correlations of Table 2 change by +0.133 on "
-        "average. These numbers support the paper's claim that VAT ranks systems better than the whole test set.")
-    # about as well as random, mean change below 0.01 in size
-    _, verdict = vs.conclusion(*conclusion_inputs([50.0, 40.0, 60.0], ["undecided"] * 3, [0.25, 0.25, -0.485]))
-    assert verdict.startswith("**With our sets**, VAT correlates about as well as a random subset of its size "
-                              "(median percentile 50; per metric BLEU 45, R 60)")
+        "**With our sets**, VAT's Pearson $r$ is higher than on most random subsets of its size (median percentile 90; "
+        "per metric BLEU 90, R 90); its Kendall $\\tau$, the order of the systems, is higher than on most random "
+        "subsets of its size (median percentile 85; per metric BLEU 85, R 85). Against the whole set its Pearson $r$ "
+        "is better beyond the bootstrap noise in 2, worse in 0 and undecided in 1 of 3 (direction, metric) cases, and "
+        "the averaged correlations of Table 2 change by +0.133 on average. These numbers support the paper's claim "
+        "that VAT ranks systems better than the whole test set.")
+    # the same in Pearson r, but Kendall's tau no better than random: support for r only
+    _, verdict = vs.conclusion(*conclusion_inputs([99.0, 80.0, 90.0], ["VAT better", "VAT better", "undecided"],
+                                                  [0.3, 0.3, -0.2], kendall=[60.0, 50.0, 40.0]))
+    assert "its Kendall $\\tau$, the order of the systems, is about as high as on a random subset of its size " \
+           "(median percentile 50; per metric BLEU 55, R 40)" in verdict
+    assert verdict.endswith("These numbers support the paper's claim for Pearson's $r$ only: how closely the system "
+                            "scores follow the human scores improves, how the systems are ordered does not beyond what "
+                            "a random subset of the same size gives.")
+    # about as well as random, one metric below most random subsets, mean change below 0.01 in size
+    _, verdict = vs.conclusion(*conclusion_inputs([50.0, 40.0, 20.0], ["undecided"] * 3, [0.25, 0.25, -0.485]))
+    assert verdict.startswith("**With our sets**, VAT's Pearson $r$ is about as high as on a random subset of its "
+                              "size (median percentile 40; per metric BLEU 45, R 20), but lower than on most for R "
+                              "(median 20). Against")
     assert verdict.endswith("change by +0.005 on average. These numbers do not support the claim that VAT ranks "
                             "systems better; they show a test set cut to 40% with about the same averaged correlation.")
     # worse than random, clear change: the plain "do not support"; the released sets get their own verdict
@@ -753,12 +773,31 @@ def test_conclusion_bullets_and_verdicts():
     assert bullets[3].startswith("**The released sets against random subsets of the same size** (not in the paper): "
                                  "median percentile 90")
     ours, released = verdict.split(" **With the released sets**, ")
-    assert ours.startswith("**With our sets**, VAT correlates worse than most random subsets of its size "
+    assert ours.startswith("**With our sets**, VAT's Pearson $r$ is lower than on most random subsets of its size "
                            "(median percentile 10")
+    assert "but lower than on most for" not in ours  # not repeated when the pooled median is already low
     assert ours.endswith("These numbers do not support the claim that VAT ranks systems better.")
-    assert released.startswith("VAT correlates better than most random subsets of its size (median percentile 90; "
-                               "per metric BLEU 85, R 95)")
+    assert released.startswith("VAT's Pearson $r$ is higher than on most random subsets of its size (median "
+                               "percentile 90; per metric BLEU 85, R 95)")
     assert "change by +0.067 on average" in released
     assert released.endswith("These numbers support the paper's claim that VAT ranks systems better than the whole "
                              "test set.")
 
+
+def test_share_and_difficulty_checks_against_the_paper():
+    df = pd.DataFrame({"evalset": ["t de-en", "t de-en", "t en-de", "t en-de", "t en-de"],
+                       "subset": ["VAT (ours)", "VAT (released)", "VAT (ours)", "VAT (released)", "VAT (ours)"],
+                       "group": ["Short", "Short", "Short", "Short", "Long"],
+                       "change (pp)": [2.0, -1.0, 3.0, 0.0, -9.0]})
+    # short sentences up, except in de-en (down); a change of 0 agrees with neither direction
+    assert vs.share_check(df, "Short", +1, {"de-en": -1}) == (
+        "as the paper in t de-en (released) and t en-de (ours), not in t de-en (ours) and t en-de (released)")
+    assert vs.share_check(df, "Short", +1) == (
+        "as the paper in t de-en (ours) and t en-de (ours), not in t de-en (released) and t en-de (released)")
+    assert vs.share_check(df, "Long", -1) == "as the paper in every set (t en-de (ours))"
+    assert vs.share_check(df, "Long", +1) == "not as the paper in any set (t en-de (ours))"
+    assert vs.share_check(df, "NNP", +1) == "no analysis set in this run"
+    scores = {"A": list(np.arange(10.0)), "B": list(np.arange(10.0) + 1)}  # hardest segment 0, easiest 9
+    middle = make_direction(scores, {"A": 1, "B": 0}, {"VAT (ours)": [2, 3, 4, 5], "VAT (released)": None})
+    ends = make_direction(scores, {"A": 1, "B": 0}, {"VAT (ours)": [0, 9, 4], "VAT (released)": None})
+    assert vs.difficulty_check({"m": middle, "e": ends}, ["m", "e"]) == "as the paper in m, not in e"
