@@ -11,7 +11,10 @@ functions here turn its tables into what it glues into the prose:
   :func:`versus_best_sentence` and :func:`significance_summary`;
 * the paper's Table 2 (:func:`table2_sentence`), the top-K curves (:func:`negative_turns`,
   :func:`full_range`), the bootstrap intervals (:func:`interval_widths`, :func:`interval_by_lp`,
-  :func:`top_human_range`) and the summary (:func:`top_counts`, :func:`summary_repro`).
+  :func:`top_human_range`) and the summary (:func:`top_counts`, :func:`summary_repro`);
+* what data the run used, in the words of a rerun on other data: :func:`top_of_all`,
+  :func:`data_description`, :func:`data_line`, and Table 1 with or without the paper's columns
+  (:func:`table1_display`).
 
 Correlations are *oriented*: TER is negated before it reaches these functions, so a higher
 value always means closer agreement with the human scores.
@@ -26,14 +29,16 @@ import numpy as np
 import pandas as pd
 
 from mtlib.correlation import correlate, top_systems
-from mtlib.report import max_abs_delta
+from mtlib.report import max_abs_delta, wide_beside_paper
 from mtlib.significance import p_text, pairwise_accuracy, perm_both_systems
+from mtlib.testsets import newstest_name, sources_line, text_caveat
 
 __all__ = ["P_LEVEL", "R_TIE", "TAU_TIE_PAIRS", "VERDICT_PHRASES", "STAT_METHODS", "STAT_NAMES", "signed_value", "paper_verdict",
            "tokenisation_sentence", "negative_signs", "what_matches", "top_counts",
            "pairwise_accuracy_table", "tie_margin", "comparison_verdict", "versus_best", "versus_best_sentence",
            "comparison_bullets", "significance_summary", "table2_sentence", "negative_turns", "full_range", "interval_widths",
-           "interval_by_lp", "top_human_range", "summary_repro"]
+           "interval_by_lp", "top_human_range", "summary_repro", "top_of_all", "data_description", "data_line",
+           "table1_display"]
 
 P_LEVEL = 0.05  # a "better" claim needs a PERM-BOTH p below this
 R_TIE = 0.02  # "about as much as" in Pearson's r: within this much
@@ -452,3 +457,46 @@ def summary_repro(table1: pd.DataFrame, metrics: Sequence[str], test_set: str, l
                    if "BLEU (intl)" in repro else "") + ".")
     return (f"This run ({test_set}, {', '.join(language_pairs)}) has no row that reproduces a printed number of the paper"
             + (" (the paper's Table 1 is WMT19 en-de and de-en)." if test_set != paper_test_set else "."))
+
+
+# -- the run's data, as a rerun on other data must describe it ---------------------------------------
+
+def top_of_all(humans: Mapping[str, Mapping[str, float | None]], fraction: float) -> str:
+    """"6 of 22 for en-de, 4 of 16 for de-en": the top ``fraction`` of each language pair's
+    systems with a human score."""
+    return ", ".join(f"{len(top_systems(h, fraction=fraction))} of {sum(v is not None for v in h.values())} for {lp}"
+                     for lp, h in humans.items())
+
+
+def data_description(test_set: str, evalsets: Mapping[str, object]) -> str:
+    """The Data section's paragraph for the run's test set and language pairs (``evalsets``:
+    language pair -> :class:`mtlib.data.EvalSet`): which files, which human scores, which
+    systems, and how the text differs from WMT's release where it does."""
+    name = newstest_name(test_set)
+    refs_as_systems = [f"{lp} has {len(evs.ref_systems)}" for lp, evs in evalsets.items() if evs.ref_systems]
+    caveat = text_caveat(test_set)
+    return (f"{test_set.upper()} {name + ' ' if name else ''}sources, references and system outputs for "
+            f"{_and(list(evalsets))}, with the official system-level DA z-scores, in google-research/mt-metrics-eval's "
+            f"layout (the README of the data root, `../shared/data/README.md` on the book's machines, gives the "
+            f"provenance). Every MT system with a human score is used; the references that the layout also lists as "
+            f"\"systems\" ({'; '.join(refs_as_systems) or 'none in this run'}) are not."
+            + (f" This copy of {test_set.upper()}'s text is {caveat}, which changes BLEU's, TER's and chrF's numbers."
+               if caveat else ""))
+
+
+def data_line(test_set: str, language_pairs: Sequence[str]) -> str:
+    """The summary's "Data:" line: the run's sets and the task and paper to cite with them."""
+    return f"Data: {sources_line([f'{test_set} {lp}' for lp in language_pairs])}; cite it when reusing these numbers"
+
+
+def table1_display(table1: pd.DataFrame, test_set: str, paper_test_set: str) -> tuple[pd.DataFrame, str]:
+    """Table 1 as the chapter shows it, with its caption: beside the paper's columns on the
+    paper's test set; ours alone (signed, oriented r, τ, ρ) on any other, whose caption says why."""
+    if test_set == paper_test_set:
+        return (wide_beside_paper(table1, ["lp", "subset", "metric"], ["r", "tau", "rho"]),
+                f"Correlation with the human scores ({test_set}): ours signed and oriented, the paper's Table 1 "
+                "(absolute values) and Δ = |ours| − paper where the paper has the setting")
+    wide = table1.pivot_table(index=["lp", "subset", "metric"], columns="stat", values="value", aggfunc="first",
+                              sort=False)[["r", "tau", "rho"]]
+    return wide, (f"Correlation with the human scores ({test_set}, not in the paper, whose Table 1 is "
+                  f"{paper_test_set.upper()}): ours, signed and oriented")

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS = [
     ("foundation", ["mtlib.version", "mtlib.paths", "mtlib.atomic", "mtlib.textio", "mtlib.download",
                     "mtlib.wordnet", "mtlib.examples"]),
-    ("data and storage", ["mtlib.data", "mtlib.plain_folder", "mtlib.mqm", "mtlib.embeddings.cachefile",
+    ("data and storage", ["mtlib.data", "mtlib.testsets", "mtlib.plain_folder", "mtlib.mqm", "mtlib.embeddings.cachefile",
                           "mtlib.embeddings.matchstore", "mtlib.embeddings.store", "mtlib.embeddings.fingerprint"]),
     ("encoders", ["mtlib.embeddings"]),
     ("metrics", ["mtlib.metrics"]),

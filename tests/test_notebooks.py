@@ -243,6 +243,37 @@ def test_every_table_in_the_book_has_a_caption(name):
         f"{sum('<caption' not in t for t in tables)} of {len(tables)} tables without a caption"
 
 
+def quoted_text_glue(nb: dict) -> list[str]:
+    """Glued strings shown with {glue:text} or {glue}: those render their repr, quotes and all
+    ('4 of 10'), so a string must be glued as Markdown and shown with {glue:md}."""
+    import re
+    text = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    as_text = set(re.findall(r"\{glue(?::text)?\}`([^`:]+)", text))
+    found = []
+    for cell in nb["cells"]:
+        for out in cell.get("outputs", []):
+            name = out.get("metadata", {}).get("scrapbook", {}).get("name")
+            plain = "".join(out.get("data", {}).get("application/papermill.record/text/plain", ""))
+            if name in as_text and plain[:1] in "'\"":
+                found.append(f"{name} = {plain}")
+    return found
+
+
+def test_quoted_text_glue_is_found():
+    record = {"metadata": {"scrapbook": {"name": "k"}}, "data": {"application/papermill.record/text/plain": "'4 of 10'"}}
+    nb = {"cells": [{"cell_type": "markdown", "source": ["{glue:text}`k` containing zero"]},
+                    {"cell_type": "code", "source": [], "outputs": [record]}]}
+    assert quoted_text_glue(nb) == ["k = '4 of 10'"]
+    nb["cells"][0]["source"] = ["{glue:md}`k` containing zero"]
+    assert quoted_text_glue(nb) == []
+
+
+@pytest.mark.parametrize("name", nbr.list_notebooks())
+def test_no_glued_string_is_shown_in_quotes(name):
+    nb = json.loads((REPO.book / f"{name}.ipynb").read_text(encoding="utf-8"))
+    assert quoted_text_glue(nb) == []
+
+
 # -- what a chapter ran with: code, libraries and what it printed ------------------------------
 def _toy_book(tmp_path) -> tuple[Path, Path, Path]:
     """A one-cell notebook executed into a book folder with its full profile."""

@@ -42,6 +42,7 @@ from mtlib.difficulty import da_baseline_curve, da_correlation_curve, da_system_
 from mtlib.report import beside_paper, max_abs_delta, wide_beside_paper
 from mtlib.scoring import SystemStats
 from mtlib.significance import min_pvalue, p_text, perm_both_systems
+from mtlib.testsets import sources_line
 
 __all__ = ["DA", "DA_HELD", "DA_RAW", "PAPER_NAME", "HELD_APART", "EvalsetRun", "da_pair", "held_apart_key",
            "evalset_run", "evalset_overview", "correlations", "table1", "table_value", "table1_sentences",
@@ -820,15 +821,9 @@ def perm_count_sentence(tests: pd.DataFrame, metric: str = DA, other: str = "BER
 
 # -- sentences that a rerun on other data must get right --------------------------------------
 
-YEAR_CITATION = {"wmt17": "WMT17 metrics task (Bojar et al. 2017)", "wmt18": "WMT18 metrics task (Ma et al. 2018)",
-                 "wmt19": "WMT19 metrics task (Ma et al. 2019)"}
-
-
 def data_line(evalsets: Sequence[str]) -> str:
     """``Data: …`` naming the evaluation sets of this run and their sources."""
-    years = list(dict.fromkeys(k.split()[0] for k in evalsets))
-    sources = "; ".join(YEAR_CITATION.get(y, y) for y in years)
-    return f"Data: {', '.join(evalsets)}, from the {sources}. Paper: Zhan et al. 2021."
+    return f"Data: {sources_line(evalsets)}. Paper: Zhan et al. 2021."
 
 
 def model_label(model: str, layer: int) -> str:

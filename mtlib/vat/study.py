@@ -37,6 +37,7 @@ from mtlib.metrics.compositionality import SPACY_DISABLED
 from mtlib.report import beside_paper, wide_beside_paper
 from mtlib.scoring import SystemStats, score_systems
 from mtlib.significance import p_text, perm_both_systems
+from mtlib.testsets import TEXT_CAVEAT, text_caveat
 from mtlib.vat import analysis as va
 from mtlib.vat.filtering import as_system_stats, bertscore_segment_scores, kept_ids, segment_scores, segment_std
 from mtlib.vat.release import NotReleased, release_folder, released_ids
@@ -212,7 +213,7 @@ def wmt17_note(test_sets: Sequence[str]) -> str:
     """The caveat on WMT17's text for runs that include WMT17; otherwise what the run's text is."""
     if "wmt17" not in test_sets:
         return f"The text of {_and([t.upper() for t in test_sets])} is as WMT released it (cased, untokenised)."
-    return ("WMT17's text here is lowercased and tokenised and covers 7 of its 14 directions, which changes "
+    return (f"WMT17's text here is {text_caveat('wmt17')} and covers 7 of its 14 directions, which changes "
             "BLEU's numbers.")
 
 
@@ -542,7 +543,7 @@ def bleu_zh_summary(t3: pd.DataFrame) -> str:
 
 
 # Why a BLEU number of ours may differ from the paper's, where the data tell (by test set).
-BLEU_GAP_CAUSES = {"wmt17": "WMT17's text here is lowercased and Moses-tokenised"}
+BLEU_GAP_CAUSES = {t: f"{t.upper()}'s text here is {c}" for t, c in TEXT_CAVEAT.items()}
 BLEU_GAP_UNKNOWN = ("cause not established: the same BLEU, tokenizer and systems with human scores; the paper's "
                     "BLEU implementation or system set may differ")
 

@@ -1,0 +1,43 @@
+"""What the book knows about the WMT test sets it reads, beyond their files: how to cite each,
+and what is unusual about its text in the data root (``../shared/data/README.md``).
+
+One place for these facts, so that every chapter's "Data:" line and caveat says the same.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+__all__ = ["CITATION", "TEXT_CAVEAT", "citation", "newstest_name", "text_caveat", "sources_line"]
+
+# test set -> the task it comes from and the paper to cite with it
+CITATION = {"wmt17": "WMT17 metrics task (Bojar et al. 2017)", "wmt18": "WMT18 metrics task (Ma et al. 2018)",
+            "wmt19": "WMT19 metrics task (Ma et al. 2019)",
+            "wmt21.news": "WMT21 metrics task, expert MQM (Freitag et al. 2021)",
+            "wmt21.tedtalks": "WMT21 metrics task, TED talks, expert MQM (Freitag et al. 2021)"}
+# test set -> how its text in the data root differs from what WMT released
+TEXT_CAVEAT = {"wmt17": "lowercased and Moses-tokenised"}
+
+
+def citation(test_set: str) -> str:
+    """The task and paper of ``test_set`` ("WMT18 metrics task (Ma et al. 2018)"); the test
+    set's own name where the book has no citation for it."""
+    return CITATION.get(test_set, test_set)
+
+
+def newstest_name(test_set: str) -> str | None:
+    """The WMT news test set of ``wmtYY`` (``newstest20YY``); None for other names."""
+    year = test_set[3:] if test_set.startswith("wmt") else ""
+    return f"newstest20{year}" if len(year) == 2 and year.isdigit() else None
+
+
+def text_caveat(test_set: str) -> str | None:
+    """How the text of ``test_set`` here differs from WMT's release (None: it does not)."""
+    return TEXT_CAVEAT.get(test_set)
+
+
+def sources_line(evalsets: Sequence[str]) -> str:
+    """The evaluation sets of a run ("TESTSET LP") and where they come from:
+    "wmt18 de-en, en-de, from the WMT18 metrics task (Ma et al. 2018)"."""
+    years = list(dict.fromkeys(k.split()[0] for k in evalsets))
+    return f"{', '.join(evalsets)}, from the {'; '.join(citation(y) for y in years)}"

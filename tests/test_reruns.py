@@ -1,0 +1,48 @@
+"""Each chapter rerun on other data reads true of that run (issue 22).
+
+A chapter's small profile is rerun on a test set the book does not use for it, and the
+executed page, as a reader sees it (markdown with every glued value put in, and every output),
+is checked for the book's own data named as data of the run, for ``nan``, and for the
+sentences that the run must have. (The difficulty-aware and variance-aware chapters have
+their own files: test_difficulty_rerun.py, test_vat_rerun.py.)
+"""
+
+import re
+
+import pytest
+
+from mtlib.book import runner as nbr
+
+from conftest import page_text, requires_data
+
+
+def found(patterns: list[str], text: str, flags=0) -> list[str]:
+    """Each match of ``patterns`` in ``text`` with 60 characters around it."""
+    return [f"{p!r}: …{text[max(0, m.start() - 60):m.end() + 60]}…" for p in patterns
+            for m in re.finditer(p, text, flags=flags)]
+
+
+def test_found_names_each_match_in_context():
+    assert found([r"\bnan\b", "wmt19"], "r = nan on wmt19 de-en") == [
+        "'\\\\bnan\\\\b': …r = nan on wmt19 de-en…", "'wmt19': …r = nan on wmt19 de-en…"]
+    assert found([r"\bnan\b"], "the nano model") == []
+
+
+@requires_data
+@pytest.mark.data
+@pytest.mark.slow
+def test_baselines_rerun_on_wmt18(tmp_path):
+    out = nbr.run_notebook("wmt19_baselines", "small", tmp_path,
+                           extra_parameters={"test_set": "wmt18", "language_pairs": ["de-en"], "n_resamples": 100})
+    assert nbr.output_problems(out) == []
+    markdown, outputs = page_text(out)
+    # the book's WMT19 data as data of this run: in the outputs as run keys (lower case; "WMT19" in
+    # capitals names the paper's data), in the prose as the book's old fixed sentences
+    assert found([r"\bnan\b", r"newstest2019", r"of 22 for en-de|en-de has"], markdown + outputs) == []
+    assert found([r"wmt19"], outputs) == []
+    assert "WMT18 newstest2018 sources, references and system outputs for de-en" in markdown
+    assert "highest human score (in this run 4 of 16 for de-en)" in markdown
+    assert "Data: wmt18 de-en, from the WMT18 metrics task (Ma et al. 2018)" in markdown
+    assert "Correlation with the human scores (wmt18, not in the paper, whose Table 1 is WMT19)" in outputs
+    assert "|r| paper" not in outputs  # no empty paper columns
+    assert "this run (wmt18, de-en) has no counterpart, so it is skipped" in outputs
