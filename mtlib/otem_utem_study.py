@@ -20,8 +20,9 @@ import pandas as pd
 from mtlib.data import load_evalset
 from mtlib.mqm import MQM_ERROR_FILES
 from mtlib.significance import p_text, perm_both
+from mtlib.testsets import citation
 
-__all__ = ["check_parameters", "ORIGINALS", "setting_label", "is_original", "human_standing", "fig2_summary", "fig2_verdict", "fig2_verdict_short",
+__all__ = ["variant_paragraph", "data_line", "check_parameters", "ORIGINALS", "setting_label", "is_original", "human_standing", "fig2_summary", "fig2_verdict", "fig2_verdict_short",
            "mp_direction", "fig2_notes", "MQM_PAIRS", "agreement_lines", "error_totals", "mqm_tests",
            "mqm_verdicts", "mqm_summary", "versus_tests", "versus_table", "versus_sentence",
            "versus_baseline", "table_verdict", "correlations_text", "rank_moves", "rank_move_text", "median_ratio_text",
@@ -212,10 +213,14 @@ def agreement_lines(ted_corr: pd.DataFrame, *, pairs=MQM_PAIRS, baseline: str = 
         for lp in dict.fromkeys(ted_corr.lp))
 
 
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def error_totals(ted_corr: pd.DataFrame, *, baseline: str = "BLEU") -> str:
     """Per set, the errors of each kind counted (column ``errors counted``)."""
     return "; ".join(f"{lp}: " + ", ".join(
-        f"{int(_row(ted_corr, lp, e, baseline)['errors counted'])} {e.lower()}s"
+        _plural(int(_row(ted_corr, lp, e, baseline)['errors counted']), e.lower())
         for e in dict.fromkeys(ted_corr[ted_corr.lp == lp].errors)) for lp in dict.fromkeys(ted_corr.lp))
 
 
@@ -423,6 +428,38 @@ def rank_move_text(moves: pd.Series) -> str:
     """"the largest move: SYSTEM, N places" (the first system with the largest move)."""
     mover = moves.idxmax()
     return f"the largest move: {mover}, {int(moves[mover])} places"
+
+
+def variant_paragraph(table: pd.DataFrame, n_refs: int) -> str:
+    """How the authors' script differs from the paper's equations on this run's Table 1 (columns
+    ``OTEM-2``, ``OTEM-2 (authors)``, ``UTEM-4``, ``UTEM-4 (authors)``): with one reference they
+    cannot differ, and the paragraph says so instead of quoting ratios of 1."""
+    rules = ("for Otem, the script lets one over-matching reference count where the paper needs all of them; for "
+             "Utem, it takes the minimum of each reference's *total* under-count, where equation (5) takes the "
+             "minimum per n-gram, so that an n-gram covered by any reference costs nothing")
+    if n_refs < 2:
+        return (f"With one reference, as in this run, the authors' script and the paper's equations give the same "
+                f"numbers; they differ only with several references ({rules}).")
+    gap = float((table["OTEM-2"] - table["OTEM-2 (authors)"]).abs().max())
+    return (f"With {n_refs} references the authors' variant makes OTEM-2 "
+            f"{median_ratio_text(table, 'OTEM-2 (authors)', 'OTEM-2')} as large (median over systems; the largest "
+            f"difference is {gap:.2f} points) and UTEM-4 {median_ratio_text(table, 'UTEM-4 (authors)', 'UTEM-4')} as "
+            f"large: {rules}.")
+
+
+def data_line(human_translations: Sequence[tuple[str, ...]], mqm_sets: Sequence[tuple[str, str]],
+              table_set: tuple[str, str], table_refs: Sequence[str], n_segments: int | None) -> str:
+    """The "Data:" line: the test sets and pairs this run used, in order of use, how many
+    segments, and what to cite for each (with Freitag et al. 2020 where its WMT19 references
+    are used)."""
+    used = dict.fromkeys(k[:2] for k in [*human_translations, *mqm_sets, table_set])  # (test set, pair)
+    sets = {t: [lp for t2, lp in used if t2 == t] for t, _ in used}
+    refs = {r for *_, r in human_translations} | set(table_refs if table_set[0] == "wmt19" else [])
+    freitag = "wmt19" in sets and bool(refs & {"refAR", "refARp", "refWMTp"})
+    segments = "all segments" if n_segments is None else f"the first {n_segments:,} segments of each, all of a shorter one"
+    cites = "; ".join(citation(t) + (" with the references of Freitag et al. (2020)" if t == "wmt19" and freitag else "")
+                      for t in sets)
+    return "; ".join(f"{t} {', '.join(lps)}" for t, lps in sets.items()) + f" ({segments}), from the {cites}"
 
 
 def median_ratio_text(table: pd.DataFrame, numerator: str, denominator: str) -> str:

@@ -316,3 +316,32 @@ def test_the_conclusion_claims_the_toy_values_to_the_precision_tested():
     conclusion = next("".join(c["source"]) for c in cells if "## Conclusion" in "".join(c["source"]))
     assert "to the four decimals the authors report, their toy values (OTEM .1242" in conclusion
     assert "exactly" not in conclusion
+
+
+def test_variant_paragraph_quotes_ratios_only_with_several_references():
+    table = pd.DataFrame({"OTEM-2": [1.0, 2.0], "OTEM-2 (authors)": [2.0, 4.5], "UTEM-4": [10.0, 20.0],
+                          "UTEM-4 (authors)": [30.0, 60.0]})
+    assert study.variant_paragraph(table, 2).startswith(
+        "With 2 references the authors' variant makes OTEM-2 2.1 times as large (median over systems; the largest "
+        "difference is 2.50 points) and UTEM-4 3.0 times as large: for Otem,")
+    one = study.variant_paragraph(table, 1)
+    assert one.startswith("With one reference, as in this run, the authors' script and the paper's equations give "
+                          "the same numbers") and "times" not in one
+
+
+def test_data_line_names_each_set_once_with_its_citation():
+    line = study.data_line([("wmt19", "en-de", "refAR"), ("wmt21.tedtalks", "zh-en", "refA")],
+                           [("wmt21.tedtalks", "en-de"), ("wmt21.tedtalks", "zh-en")], ("wmt19", "en-de"),
+                           ["ref", "refAR"], 300)
+    assert line == ("wmt19 en-de; wmt21.tedtalks zh-en, en-de (the first 300 segments of each, all of a shorter "
+                    "one), from the WMT19 metrics task (Ma et al. 2019) with the references of Freitag et al. (2020); "
+                    "WMT21 metrics task, TED talks, expert MQM (Freitag et al. 2021)")
+    other = study.data_line([("wmt21.tedtalks", "zh-en", "refB")], [("wmt21.tedtalks", "en-de")], ("wmt18", "de-en"),
+                            ["ref"], None)
+    assert other == ("wmt21.tedtalks zh-en, en-de; wmt18 de-en (all segments), from the WMT21 metrics task, TED "
+                     "talks, expert MQM (Freitag et al. 2021); WMT18 metrics task (Ma et al. 2018)")
+
+
+def test_error_totals_count_in_words():
+    one = _ted_corr().assign(**{"errors counted": [1, 1, 2, 2]})
+    assert study.error_totals(one) == "x: 1 addition, 2 omissions"

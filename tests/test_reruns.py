@@ -46,3 +46,21 @@ def test_baselines_rerun_on_wmt18(tmp_path):
     assert "Correlation with the human scores (wmt18, not in the paper, whose Table 1 is WMT19)" in outputs
     assert "|r| paper" not in outputs  # no empty paper columns
     assert "this run (wmt18, de-en) has no counterpart, so it is skipped" in outputs
+
+
+@requires_data
+@pytest.mark.data
+@pytest.mark.slow
+def test_otem_utem_rerun_on_ted_and_wmt18(tmp_path):
+    out = nbr.run_notebook("otem_utem", "small", tmp_path, extra_parameters={
+        "human_translations": ["wmt21.tedtalks zh-en refB"], "mqm_sets": ["wmt21.tedtalks en-de"],
+        "table_set": "wmt18 de-en", "table_refs": ["ref"], "n_resamples": 50})
+    assert nbr.output_problems(out) == []
+    markdown, outputs = page_text(out)
+    assert found([r"\bnan\b", r"WMT19's best", r"1 omissions", r"1\.0 times"], markdown + outputs) == []
+    assert found([r"wmt19", r"refAR"], outputs) == []
+    data = ("wmt21.tedtalks zh-en, en-de; wmt18 de-en (the first 200 segments of each, all of a shorter one), from "
+            "the WMT21 metrics task, TED talks, expert MQM (Freitag et al. 2021); WMT18 metrics task (Ma et al. 2018)")
+    assert f"This page ran on {data}." in markdown and f"Data: {data}. Paper: Yang et al. 2018." in markdown
+    assert "With one reference, as in this run, the authors' script and the paper's equations give the same" in markdown
+    assert "the 16 MT systems of wmt18 de-en" in markdown
