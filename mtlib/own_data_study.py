@@ -156,6 +156,9 @@ def floor_sentence(n: int, *, n_permutations: int = 1000, seed: int | None = Non
     """What the p-values of this folder's system-level tests can reach: the floor over its ``n``
     systems and over three (:func:`mtlib.significance.min_pvalue`), said plainly when no test can be significant."""
     def clause(k: int, floor: float, where: str) -> str:
+        if floor == 0:  # no draw of this seed swaps nothing: the floor is below what the draws resolve
+            return (f"over {where} the draws that swap nothing (about 2^-{k} = {0.5 ** k:.2g} of them) are too rare "
+                    f"to set a floor with {n_permutations:,} permutations")
         text = f"over {where} no p can fall below {floor:.3f}"
         if floor >= ALPHA:
             text += f", so no test over {where} can find one metric significantly better than another (p < {ALPHA:g})"

@@ -103,6 +103,11 @@ def test_floor_sentence():
         "metric significantly better than another (p < 0.05)")
     assert ods.floor_sentence(2, n_permutations=500, seed=SEED) == (
         f"PERM-BOTH needs at least three systems: with 2 no difference is tested; {three}")
+    # 16 systems and 500 draws: no draw swaps nothing, so there is no floor to quote (not "below 0.000")
+    assert min_pvalue(16, n_permutations=500, seed=SEED) == 0
+    assert ods.floor_sentence(16, n_permutations=500, seed=SEED) == (
+        f"Over the 16 systems here the draws that swap nothing (about 2^-16 = 1.5e-05 of them) are too rare to set a "
+        f"floor with 500 permutations; {three}")
 
 
 HUMAN4 = {"s1": 1.0, "s2": 2.0, "s3": 3.0, "s4": 4.0}

@@ -64,3 +64,42 @@ def test_otem_utem_rerun_on_ted_and_wmt18(tmp_path):
     assert f"This page ran on {data}." in markdown and f"Data: {data}. Paper: Yang et al. 2018." in markdown
     assert "With one reference, as in this run, the authors' script and the paper's equations give the same" in markdown
     assert "the 16 MT systems of wmt18 de-en" in markdown
+
+
+def write_plain_folder(evs, folder, *, no_segment_scores=()) -> None:
+    """An mt-metrics-eval evaluation set as a plain own-data folder (``mtlib.load_folder``'s
+    layout): source, standard reference, MT systems, and the human scores that exist (none at
+    the segment level for the systems ``no_segment_scores``)."""
+    def write(path, lines):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+
+    write(folder / "source.txt", evs.src)
+    write(folder / "references" / "ref.txt", evs.refs[evs.std_ref])
+    for system in evs.mt_systems:
+        write(folder / "systems" / f"{system}.txt", evs.outputs[system])
+    write(folder / "human-sys.tsv", ["system\tscore"] + [f"{s}\t{v}" for s, v in evs.human_sys().items()
+                                                         if v is not None and s in evs.mt_systems])
+    write(folder / "human-seg.tsv", ["system\tsegment\tscore"] + [
+        f"{s}\t{i}\t{v}" for s, values in evs.human_seg().items() if s in evs.mt_systems and s not in no_segment_scores
+        for i, v in enumerate(values, start=1) if v is not None])
+
+
+@requires_data
+@pytest.mark.data
+@pytest.mark.slow
+def test_own_data_rerun_on_real_wmt_files(tmp_path):
+    import mtlib
+
+    evs = mtlib.load_evalset("wmt17", "de-en").head(120)
+    folder = tmp_path / "wmt17-de-en"
+    write_plain_folder(evs, folder, no_segment_scores=["online-A.0"])  # as a folder may lack some
+    out = nbr.run_notebook("own_data", "small", tmp_path / "run", extra_parameters={
+        "folder": str(folder), "language_pair": "de-en", "n_resamples": 50, "n_random": 50, "n_permutations": 200})
+    assert nbr.output_problems(out) == []
+    markdown, outputs = page_text(out)
+    assert found([r"\bnan\b", r"ships with mtlib", r"toy-de-en", r"fall below 0\.000"], markdown + outputs) == []
+    assert f"the folder `{folder}` (parameter `folder`, language pair de-en): 120 segments, 11 systems" in markdown
+    assert "MSRA" not in outputs and "RWTH-nmt-ensemble.4920" in outputs  # WMT names keep their dots
+    assert ("Segment scores cover 10 of the 11 systems: online-A.0 has none and is left out of the segment-level "
+            "correlations.") in outputs
