@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from mtlib.correlation import correlate, top_systems
+from mtlib.prose import and_list
 from mtlib.report import max_abs_delta, wide_beside_paper
 from mtlib.significance import p_text, pairwise_accuracy, perm_both_systems
 from mtlib.testsets import newstest_name, sources_line, text_caveat
@@ -54,11 +55,6 @@ STAT_NAMES = {"r": "Pearson $r$", "tau": "Kendall $\\tau$", "rho": "Spearman $\\
 
 def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
-
-
-def _and(items: Sequence[str]) -> str:
-    items = list(items)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 # -- beside the paper's Table 1 ---------------------------------------------------------------
@@ -104,7 +100,7 @@ def tokenisation_sentence(table1: pd.DataFrame, language_pairs: Sequence[str],
         parts.append(f"{labels.get(other.best, other.best)} on {lp} ({p_text(other.p, t.attrs.get('n_permutations', 1000), nan='p not defined')}: "
                      f"{VERDICT_PHRASES[other.verdict]})")
     some = next(iter(tests.values())).attrs
-    return text + (f" The higher signed $r$ belongs to {_and(parts)} (PERM-BOTH, one-sided, "
+    return text + (f" The higher signed $r$ belongs to {and_list(parts)} (PERM-BOTH, one-sided, "
                    f"{some.get('n_permutations', 1000):,} permutations, seed {some.get('seed')}).")
 
 
@@ -291,22 +287,22 @@ def versus_best_sentence(tests: pd.DataFrame, stat: str, label: str) -> str:
         return f"{label}, {name}: all {len(tests)} metrics have the same value ({best.value:+.3f}), so none is higher"
     head = (f"{label}, {name}: {best.metric} is highest ({best.value:+.3f})" if not tied else
             f"{label}, {name}: {best.metric} ties for the highest ({best.value:+.3f}) with "
-            f"{_and(list(tests.loc[tests.verdict == 'tied', 'metric']))}")
+            f"{and_list(list(tests.loc[tests.verdict == 'tied', 'metric']))}")
     margin = ("within 0.02 in $r$" if stat != "tau" else f"less than {TAU_TIE_PAIRS:g} swapped pairs apart in $\\tau$")
     parts = []
     if items("better"):
-        parts.append(f"it correlates better than {_and(items('better'))}")
+        parts.append(f"it correlates better than {and_list(items('better'))}")
     if items("not significant"):
-        parts.append(f"it is above {_and(items('not significant'))}, but not significantly at 5%")
+        parts.append(f"it is above {and_list(items('not significant'))}, but not significantly at 5%")
     if items("about as much"):
-        parts.append(f"it agrees about as much as {_and(items('about as much'))}, {margin}")
+        parts.append(f"it agrees about as much as {and_list(items('about as much'))}, {margin}")
     if items("about as much, p < 0.05"):
         close = items("about as much, p < 0.05")
-        parts.append(f"it is {margin} of {_and(close)}, which this chapter calls about as much, though the permutation "
+        parts.append(f"it is {margin} of {and_list(close)}, which this chapter calls about as much, though the permutation "
                      f"test finds {'that small difference' if len(close) == 1 else 'those small differences'} "
                      "significant at 5%")
     if items("not defined"):
-        parts.append(f"its comparison with {_and(items('not defined'))} is not defined")
+        parts.append(f"its comparison with {and_list(items('not defined'))} is not defined")
     return head + ("; " + "; ".join(parts) if parts else "")
 
 
@@ -476,7 +472,7 @@ def data_description(test_set: str, evalsets: Mapping[str, object]) -> str:
     refs_as_systems = [f"{lp} has {len(evs.ref_systems)}" for lp, evs in evalsets.items() if evs.ref_systems]
     caveat = text_caveat(test_set)
     return (f"{test_set.upper()} {name + ' ' if name else ''}sources, references and system outputs for "
-            f"{_and(list(evalsets))}, with the official system-level DA z-scores, in google-research/mt-metrics-eval's "
+            f"{and_list(list(evalsets))}, with the official system-level DA z-scores, in google-research/mt-metrics-eval's "
             f"layout (the README of the data root, `../shared/data/README.md` on the book's machines, gives the "
             f"provenance). Every MT system with a human score is used; the references that the layout also lists as "
             f"\"systems\" ({'; '.join(refs_as_systems) or 'none in this run'}) are not."

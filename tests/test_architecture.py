@@ -20,7 +20,7 @@ LAYERS = [
     ("encoders", ["mtlib.embeddings"]),
     ("metrics", ["mtlib.metrics"]),
     ("scoring engine", ["mtlib.scoring", "mtlib.bertscore", "mtlib.batch"]),
-    ("meta-evaluation", ["mtlib.correlation", "mtlib.significance", "mtlib.bootstrap", "mtlib.ranking", "mtlib.report"]),
+    ("meta-evaluation", ["mtlib.prose", "mtlib.correlation", "mtlib.significance", "mtlib.bootstrap", "mtlib.ranking", "mtlib.report"]),
     ("studies", ["mtlib.difficulty", "mtlib.vat", "mtlib.regemt", "mtlib.otem_utem_study", "mtlib.baselines_study",
                  "mtlib.own_data_study"]),
     ("command line and public face", ["mtlib.score_files", "mtlib.vat.cli", "mtlib.cli", "mtlib.__main__",

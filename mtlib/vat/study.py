@@ -34,6 +34,7 @@ from mtlib.difficulty import da_system_stats, token_difficulty
 from mtlib.embeddings.models import PRECISIONS
 from mtlib.metrics import get_metric
 from mtlib.metrics.compositionality import SPACY_DISABLED
+from mtlib.prose import and_list, two_digits
 from mtlib.report import beside_paper, wide_beside_paper
 from mtlib.scoring import SystemStats, score_systems
 from mtlib.significance import p_text, perm_both_systems
@@ -194,10 +195,6 @@ def run_sets(directions: Sequence[tuple[str, str]], *, precision_check: Sequence
     return RunSets(list(precision_check), ablation_test_set, list(analysis_sets), paraphrase_set)
 
 
-def _and(items: Sequence[str]) -> str:
-    return " and ".join(items) if len(items) < 3 else f"{', '.join(items[:-1])} and {items[-1]}"
-
-
 def analysis_where(sets: RunSets) -> str:
     """Where this run's ablations and analyses ran: ``WMT19 (ablations) and WMT19 de-en and
     en-de (analyses)``."""
@@ -205,14 +202,14 @@ def analysis_where(sets: RunSets) -> str:
     for key in sets.analysis_sets:
         test_set, lp = key.split()
         pairs.setdefault(test_set, []).append(lp)
-    analyses = "; ".join(f"{t.upper()} {_and(lps)}" for t, lps in pairs.items()) or "no set"
+    analyses = "; ".join(f"{t.upper()} {and_list(lps)}" for t, lps in pairs.items()) or "no set"
     return f"{sets.ablation_test_set.upper()} (ablations) and {analyses} (analyses)"
 
 
 def wmt17_note(test_sets: Sequence[str]) -> str:
     """The caveat on WMT17's text for runs that include WMT17; otherwise what the run's text is."""
     if "wmt17" not in test_sets:
-        return f"The text of {_and([t.upper() for t in test_sets])} is as WMT released it (cased, untokenised)."
+        return f"The text of {and_list([t.upper() for t in test_sets])} is as WMT released it (cased, untokenised)."
     return (f"WMT17's text here is {text_caveat('wmt17')} and covers 7 of its 14 directions, which changes "
             "BLEU's numbers.")
 
@@ -381,16 +378,7 @@ def precision_summary(prec: pd.DataFrame, precision: str, other_name: str) -> st
         return "no evaluation set was checked in this run"
     dr = prec[[c for c in prec.columns if c.startswith("Δr")]].abs().to_numpy().max()
     return (f"the kept sets agree at Jaccard {prec.iloc[:, 0].min():.3f}–{prec.iloc[:, 0].max():.3f} and Pearson's $r$ "
-            f"moves by at most {_two_digits(dr)} ({other_name} minus {precision})")
-
-
-def _two_digits(x: float) -> str:
-    """``x`` with two significant digits and no exponent (0.00014, 0.020), so that a small
-    bound is not rounded down to a smaller one."""
-    if x == 0 or not np.isfinite(x):
-        return f"{x:g}"
-    decimals = max(0, 1 - int(np.floor(np.log10(abs(x)))))
-    return f"{x:.{decimals}f}"
+            f"moves by at most {two_digits(dr)} ({other_name} minus {precision})")
 
 
 # -- Tables 2 and 3 ----------------------------------------------------------------------------
@@ -746,10 +734,10 @@ def _as_paper(agrees: Mapping[str, bool]) -> str:
     if not agrees:
         return NO_RUN
     if not no:
-        return f"as the paper in every set ({_and(yes)})"
+        return f"as the paper in every set ({and_list(yes)})"
     if not yes:
-        return f"not as the paper in any set ({_and(no)})"
-    return f"as the paper in {_and(yes)}, not in {_and(no)}"
+        return f"not as the paper in any set ({and_list(no)})"
+    return f"as the paper in {and_list(yes)}, not in {and_list(no)}"
 
 
 def share_check(df: pd.DataFrame, group: str, sign: int, exceptions: Mapping[str, int] | None = None) -> str:
@@ -1066,7 +1054,7 @@ def set_verdict(name: str, gain: pd.Series, rand: pd.DataFrame, boot: pd.DataFra
     text = (f"**With {name}**, VAT's Pearson $r$ is {_versus_random(median_pct)} (median percentile {median_pct:.0f}; "
             f"per metric {_per_metric_medians(pearson)})")
     if low:
-        text += f", but lower than on most for {_and(low)}"
+        text += f", but lower than on most for {and_list(low)}"
     kendall_pct = float(kendall.percentile.median()) if len(kendall) else float("nan")
     if len(kendall):
         text += (f"; its Kendall $\\tau$, the order of the systems, is {_versus_random(kendall_pct)} (median "
