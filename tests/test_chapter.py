@@ -5,7 +5,7 @@ import warnings
 import nbformat
 import pytest
 
-from mtlib.book.chapter import quiet_setup, warning_line, warning_note
+from mtlib.book.chapter import quiet_setup, warning_line, warning_note, warning_text
 
 
 def test_warning_line_is_one_line_with_the_data_root_hidden(monkeypatch, tmp_path):
@@ -19,6 +19,8 @@ def test_warning_note_lists_each_warning_once_and_escapes_it():
     assert note.count("<li>") == 2 and "a &lt;b&gt;" in note and "(2 warnings)" in note
     assert note.startswith('<div class="admonition note mtlib-warnings">')
     assert "(" not in warning_note(["UserWarning: x"]).split("</p>")[0]  # one warning: no count
+    assert warning_text(["UserWarning: a", "UserWarning: a", "RuntimeWarning: b"]) == (
+        "Note from this step:\n- UserWarning: a\n- RuntimeWarning: b")
 
 
 def test_outside_ipython_a_warning_is_one_line(monkeypatch):
@@ -36,6 +38,9 @@ def test_in_a_notebook_warnings_become_one_note_per_cell():
         nbformat.v4.new_code_cell("warnings.warn('first', UserWarning)\nwarnings.warn('second', RuntimeWarning)\n"
                                   "warnings.warn('first', UserWarning)\nprint('done')"),
         nbformat.v4.new_code_cell("1 + 1"),
+        # a cell that puts the default showwarning back: the next cell's warnings are still gathered
+        nbformat.v4.new_code_cell("warnings.showwarning = warnings._showwarning_orig"),
+        nbformat.v4.new_code_cell("warnings.warn('third', UserWarning)"),
     ])
     nbclient.NotebookClient(nb, timeout=120, kernel_name="python3").execute()
     hooks = int(nb.cells[0].outputs[0].text)
@@ -51,3 +56,7 @@ def test_in_a_notebook_warnings_become_one_note_per_cell():
     html = notes[0].data["text/html"]
     assert "UserWarning: first" in html and "RuntimeWarning: second" in html and "(2 warnings)" in html
     assert not [o for o in nb.cells[2].outputs if o.output_type == "display_data"]
+    assert notes[0].data["text/plain"].startswith("Note from this step:\n- UserWarning: first")
+    last = nb.cells[4].outputs
+    assert not [o for o in last if o.output_type == "stream" and o.name == "stderr"]
+    assert "UserWarning: third" in last[0].data["text/html"]

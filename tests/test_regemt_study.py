@@ -360,7 +360,7 @@ def test_table1_sentences():
         "t1_choice": "With the validation rows of the model selection split by source, RegEMT chose the MLP in 1 "
                      "of 4 fits (2 rows × 2 ensemble seeds): in every seed for 0 rows, in none for 1; the paper "
                      "chose an MLP for the source-based zh-en pair only and linear regression in its other MQM rows",
-        "t1_regemt_delta": "+0.050"}
+        "t1_regemt_delta": "The mean of |ρ(RegEMT)| minus the paper's value is +0.050"}
     same = study.table1_sentences(ours, paper, vs.assign(**{"RegEMT low": [0.45, 0.2001], "RegEMT high": [0.55, 0.2004]}))
     assert "r2: RegEMT 0.200 (the same under every seed; MLP chosen in 0 of 2)" in same["t1_lines"]
     one = study.table1_sentences(ours.loc[["r2"]], paper.loc[["r2"]],
@@ -370,7 +370,7 @@ def test_table1_sentences():
                               "significantly in 0")
     assert one["t1_lines"].startswith("r2: RegEMT 0.200 (MLP chosen in 0 of 1)")
     assert one["t1_choice"].startswith("With the validation rows of the model selection split by rows at random")
-    assert one["t1_regemt_delta"] == "n/a"
+    assert one["t1_regemt_delta"] == "The paper has no RegEMT value for these sets, so no difference to it is measured"
 
 
 def test_mean_over_pairs_and_table1_bottom():
@@ -765,11 +765,10 @@ def test_level_table_and_summary():
 
 
 def test_conclusion_quotes_the_sentences():
-    said = {"t1_wins": "W", "t1_choice": "M", "t1_regemt_delta": "+0.1", "split_summary": "S", "rb_summary": "R",
+    said = {"t1_wins": "W", "t1_choice": "M", "t1_regemt_delta": "D", "split_summary": "S", "rb_summary": "R",
             "regbase_vs_regemt": "V", "cd_summary": "C", "level_summary": "L"}
     text = study.conclusion(["a b", "c d"], said)
     assert text.startswith("With an offline multilingual encoder, on the MQM sets a b, c d (the paper's were "
-                           "WMT20's), in Table 1's MQM block: w. M. The mean of |ρ(RegEMT)| minus the paper's value "
-                           "is +0.1. S. Against BLEU and METEOR: R. V. Contextual against decontextualized vectors: C. "
+                           "WMT20's), in Table 1's MQM block: w. M. D. S. Against BLEU and METEOR: R. V. Contextual against decontextualized vectors: C. "
                            "DA-BERTScore's negative segment-level ρ: L. ")
     assert text.endswith("the intervals and p-values above say how far each number can be trusted.")

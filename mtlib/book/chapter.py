@@ -7,7 +7,7 @@ import logging
 import warnings
 from typing import Sequence
 
-__all__ = ["quiet_setup", "warning_line", "warning_note", "shade_tokens"]
+__all__ = ["quiet_setup", "warning_line", "warning_note", "warning_text", "shade_tokens"]
 
 
 def quiet_setup() -> None:
@@ -34,13 +34,19 @@ def quiet_setup() -> None:
     def gather(message, category, filename, lineno, file=None, line=None):
         gathered.append(warning_line(message, category))
 
+    def install(*_):
+        # before every cell: code that restores warnings.showwarning (a library, a test's
+        # catch_warnings) must not send the next cell's warnings back to stderr
+        warnings.showwarning = gather
+
     def show_note(*_):
         if gathered:
-            from IPython.display import HTML, display
-            display(HTML(warning_note(gathered)))
+            from IPython.display import display
+            display({"text/html": warning_note(gathered), "text/plain": warning_text(gathered)}, raw=True)
             gathered.clear()
 
-    warnings.showwarning = gather
+    install()
+    shell.events.register("pre_run_cell", install)
     shell.events.register("post_run_cell", show_note)
 
 
@@ -62,6 +68,11 @@ def warning_note(lines: Sequence[str]) -> str:
     title = "Note from this step" + (f" ({len(distinct)} warnings)" if len(distinct) > 1 else "")
     return (f'<div class="admonition note mtlib-warnings"><p class="admonition-title">{title}</p>'
             f"<ul>{items}</ul></div>")
+
+
+def warning_text(lines: Sequence[str]) -> str:
+    """The note of :func:`warning_note` as plain text, for readers of the notebook that show no HTML."""
+    return "Note from this step:\n" + "\n".join(f"- {x}" for x in dict.fromkeys(lines))
 
 
 def shade_tokens(tokenizer, ids: Sequence[int], weights: Sequence[float], *, full: float = 0.5,

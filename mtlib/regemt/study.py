@@ -406,8 +406,8 @@ def table1_sentences(ours: pd.DataFrame, paper: pd.DataFrame, vs: pd.DataFrame, 
     """From Table 1 (``ours``: the mean over the seeds), the paper's values and
     :func:`versus_best_rows` (``vs``): ``t1_wins`` (rows where RegEMT is above the best single
     metric, and where significantly), ``t1_lines`` (every row), ``t1_choice`` (how often the
-    MLP was chosen, beside the paper's choice) and ``t1_regemt_delta`` (mean of |ours| minus
-    the paper's RegEMT, or ``n/a``)."""
+    MLP was chosen, beside the paper's choice) and ``t1_regemt_delta`` (the sentence on the mean
+    of |ours| minus the paper's RegEMT, or that the paper has no value for these sets)."""
     n_seeds = int(vs["seeds"].max()) if len(vs) else 0
     up, down = vs[vs["difference"] > 0], vs[vs["difference"] < 0]
     sig_up = up[up["verdict"] == "significantly above"]
@@ -438,7 +438,9 @@ def table1_sentences(ours: pd.DataFrame, paper: pd.DataFrame, vs: pd.DataFrame, 
               f"{never}; {PAPER_CHOICE}")
     both = ours[[REGEMT]].join(paper[[REGEMT]].rename(columns={REGEMT: REGEMT + " paper"})).dropna()
     return {"t1_wins": wins, "t1_lines": "; ".join(lines), "t1_choice": choice,
-            "t1_regemt_delta": f"{(both[REGEMT].abs() - both[REGEMT + ' paper']).mean():+.3f}" if len(both) else "n/a"}
+            "t1_regemt_delta": (f"The mean of |ρ(RegEMT)| minus the paper's value is "
+                                f"{(both[REGEMT].abs() - both[REGEMT + ' paper']).mean():+.3f}" if len(both) else
+                                "The paper has no RegEMT value for these sets, so no difference to it is measured")}
 
 
 def da_evaluations(train_rows: pd.DataFrame, test_rows: pd.DataFrame, featurize: Featurizer, *, seed: int = 42,
@@ -1025,8 +1027,7 @@ def conclusion(keys: Sequence[str], said: Mapping[str, str]) -> str:
     ``cd_summary``, ``level_summary``)."""
     return " ".join([
         f"With an offline multilingual encoder, on the MQM sets {', '.join(keys)} (the paper's were WMT20's), in "
-        f"Table 1's MQM block: {_lower_first(said['t1_wins'])}. {said['t1_choice']}. The mean of |ρ(RegEMT)| minus the "
-        f"paper's value is {said['t1_regemt_delta']}.",
+        f"Table 1's MQM block: {_lower_first(said['t1_wins'])}. {said['t1_choice']}. {said['t1_regemt_delta']}.",
         f"{said['split_summary']}.",
         f"Against BLEU and METEOR: {said['rb_summary']}. {said['regbase_vs_regemt']}.",
         f"Contextual against decontextualized vectors: {said['cd_summary']}.",
