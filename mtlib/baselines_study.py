@@ -23,6 +23,7 @@ value always means closer agreement with the human scores.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -39,7 +40,7 @@ __all__ = ["P_LEVEL", "R_TIE", "TAU_TIE_PAIRS", "VERDICT_PHRASES", "STAT_METHODS
            "pairwise_accuracy_table", "tie_margin", "comparison_verdict", "versus_best", "versus_best_sentence",
            "comparison_bullets", "significance_summary", "table2_sentence", "negative_turns", "full_range", "interval_widths",
            "interval_by_lp", "top_human_range", "summary_repro", "top_of_all", "data_description", "data_line",
-           "table1_display"]
+           "table1_display", "top_ties"]
 
 P_LEVEL = 0.05  # a "better" claim needs a PERM-BOTH p below this
 R_TIE = 0.02  # "about as much as" in Pearson's r: within this much
@@ -496,3 +497,18 @@ def table1_display(table1: pd.DataFrame, test_set: str, paper_test_set: str) -> 
                               sort=False)[["r", "tau", "rho"]]
     return wide, (f"Correlation with the human scores ({test_set}, not in the paper, whose Table 1 is "
                   f"{paper_test_set.upper()}): ours, signed and oriented")
+
+
+def top_ties(humans: Mapping[str, Mapping[str, float | None]], fraction: float) -> str:
+    """Which language pairs' top ``fraction`` of systems hold tied human scores ("de-en's top 4
+    systems include two with the same human score"), or that none does."""
+    parts = []
+    for lp, h in humans.items():
+        top = top_systems(h, fraction=fraction)
+        counts = Counter(h[s] for s in top)
+        shared = sum(c for c in counts.values() if c > 1)  # systems whose human score another top system has too
+        if shared:
+            parts.append(f"{lp}'s top {len(top)} systems include "
+                         + ("two with the same human score" if shared == 2 else
+                            f"{shared} that share their human score with another"))
+    return and_list(parts) if parts else "no top group of this run has tied human scores"

@@ -19,6 +19,7 @@ import pandas as pd
 
 from mtlib.data import load_evalset
 from mtlib.mqm import MQM_ERROR_FILES
+from mtlib.prose import and_list
 from mtlib.significance import p_text, perm_both
 from mtlib.testsets import citation
 
@@ -94,9 +95,13 @@ def human_standing(mp: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _span(lowest: int, highest: int) -> str:
+    return f"{lowest}" if lowest == highest else f"{lowest}–{highest}"
+
+
 def fig2_summary(standing: pd.DataFrame) -> str:
     """Per setting, "METRIC LOWEST–HIGHEST of SYSTEMS" for each metric (:func:`human_standing`)."""
-    return "; ".join(f"{setting}: " + ", ".join(f"{r.metric} {r.lowest}–{r.highest} of {r.systems}"
+    return "; ".join(f"{setting}: " + ", ".join(f"{r.metric} {_span(r.lowest, r.highest)} of {r.systems}"
                                                  for r in d.itertuples())
                      for setting, d in standing.groupby("setting", sort=False))
 
@@ -436,7 +441,8 @@ def variant_paragraph(table: pd.DataFrame, n_refs: int) -> str:
     cannot differ, and the paragraph says so instead of quoting ratios of 1."""
     rules = ("for Otem, the script lets one over-matching reference count where the paper needs all of them; for "
              "Utem, it takes the minimum of each reference's *total* under-count, where equation (5) takes the "
-             "minimum per n-gram, so that an n-gram covered by any reference costs nothing")
+             "minimum per n-gram, so that an n-gram costs nothing as soon as one reference has it no more often "
+             "than the candidate, or not at all")
     if n_refs < 2:
         return (f"With one reference, as in this run, the authors' script and the paper's equations give the same "
                 f"numbers; they differ only with several references ({rules}).")
@@ -449,17 +455,18 @@ def variant_paragraph(table: pd.DataFrame, n_refs: int) -> str:
 
 def data_line(human_translations: Sequence[tuple[str, ...]], mqm_sets: Sequence[tuple[str, str]],
               table_set: tuple[str, str], table_refs: Sequence[str], n_segments: int | None) -> str:
-    """The "Data:" line: the test sets and pairs this run used, in order of use, how many
-    segments, and what to cite for each (with Freitag et al. 2020 where its WMT19 references
-    are used)."""
+    """The "Data:" line: the test sets and pairs this run used, in order of use, each with what
+    to cite for it (Freitag et al. 2020 too where its WMT19 references are used), and how many
+    segments."""
     used = dict.fromkeys(k[:2] for k in [*human_translations, *mqm_sets, table_set])  # (test set, pair)
     sets = {t: [lp for t2, lp in used if t2 == t] for t, _ in used}
     refs = {r for *_, r in human_translations} | set(table_refs if table_set[0] == "wmt19" else [])
-    freitag = "wmt19" in sets and bool(refs & {"refAR", "refARp", "refWMTp"})
-    segments = "all segments" if n_segments is None else f"the first {n_segments:,} segments of each, all of a shorter one"
-    cites = "; ".join(citation(t) + (" with the references of Freitag et al. (2020)" if t == "wmt19" and freitag else "")
-                      for t in sets)
-    return "; ".join(f"{t} {', '.join(lps)}" for t, lps in sets.items()) + f" ({segments}), from the {cites}"
+    freitag = bool(refs & {"refAR", "refARp", "refWMTp"})
+    segments = ("all segments of each" if n_segments is None
+                else f"the first {n_segments:,} segments of each, or all of a shorter one")
+    return "; ".join(f"{t} {and_list(lps)}, from the {citation(t)}"
+                     + (" with the references of Freitag et al. (2020)" if t == "wmt19" and freitag else "")
+                     for t, lps in sets.items()) + f" ({segments})"
 
 
 def median_ratio_text(table: pd.DataFrame, numerator: str, denominator: str) -> str:

@@ -169,7 +169,6 @@ def floor_sentence(n: int, *, n_permutations: int = 1000, seed: int | None = Non
     if n < 3:
         return f"PERM-BOTH needs at least three systems: with {n} no difference is tested; {three}"
     here = clause(n, min_pvalue(n, n_permutations=n_permutations, seed=seed), f"the {n} systems here")
-    here = here[0].upper() + here[1:]
     return here if n == 3 else f"{here}; {three}"
 
 

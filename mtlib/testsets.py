@@ -10,9 +10,11 @@ from typing import Sequence
 
 __all__ = ["CITATION", "TEXT_CAVEAT", "citation", "newstest_name", "text_caveat", "sources_line"]
 
-# test set -> the task it comes from and the paper to cite with it
-CITATION = {"wmt17": "WMT17 metrics task (Bojar et al. 2017)", "wmt18": "WMT18 metrics task (Ma et al. 2018)",
-            "wmt19": "WMT19 metrics task (Ma et al. 2019)",
+# test set -> the tasks it comes from (news: system outputs and DA judgements; metrics: the
+# packaged scores) and the papers to cite with it
+CITATION = {"wmt17": "WMT17 news and metrics tasks (Bojar et al. 2017; Bojar, Graham and Kamran 2017)",
+            "wmt18": "WMT18 news and metrics tasks (Bojar et al. 2018; Ma et al. 2018)",
+            "wmt19": "WMT19 news and metrics tasks (Barrault et al. 2019; Ma et al. 2019)",
             "wmt21.news": "WMT21 metrics task, expert MQM (Freitag et al. 2021)",
             "wmt21.tedtalks": "WMT21 metrics task, TED talks, expert MQM (Freitag et al. 2021)"}
 # test set -> how its text in the data root differs from what WMT released
@@ -20,7 +22,8 @@ TEXT_CAVEAT = {"wmt17": "lowercased and Moses-tokenised"}
 
 
 def citation(test_set: str) -> str:
-    """The task and paper of ``test_set`` ("WMT18 metrics task (Ma et al. 2018)"); the test
+    """The tasks and papers of ``test_set`` ("WMT18 news and metrics tasks (Bojar et al. 2018;
+    Ma et al. 2018)"); the test
     set's own name where the book has no citation for it."""
     return CITATION.get(test_set, test_set)
 
@@ -38,6 +41,6 @@ def text_caveat(test_set: str) -> str | None:
 
 def sources_line(evalsets: Sequence[str]) -> str:
     """The evaluation sets of a run ("TESTSET LP") and where they come from:
-    "wmt18 de-en, en-de, from the WMT18 metrics task (Ma et al. 2018)"."""
+    "wmt18 de-en, en-de, from the WMT18 news and metrics tasks (Bojar et al. 2018; Ma et al. 2018)"."""
     years = list(dict.fromkeys(k.split()[0] for k in evalsets))
     return f"{', '.join(evalsets)}, from the {'; '.join(citation(y) for y in years)}"

@@ -279,3 +279,13 @@ def test_top_human_range_and_summary_repro():
     assert study.summary_repro(_table1(paper=False), METRICS, "wmt18", ["en-de"], "wmt19") == (
         "This run (wmt18, en-de) has no row that reproduces a printed number of the paper (the paper's Table 1 is "
         "WMT19 en-de and de-en).")
+
+
+def test_top_ties_names_the_pairs_whose_top_systems_share_a_human_score():
+    humans = {"de-en": {"a": 0.4, "b": 0.3, "c": 0.3, "d": 0.1, "e": -0.2, "f": -0.5, "g": -0.6, "h": -0.9,
+                        "i": -1.0, "j": -1.1, "k": -1.2, "l": -1.3, "m": -1.4, "n": None},
+              "en-de": {"a": 0.3, "b": 0.2, "c": 0.1, "d": 0.0}}
+    assert study.top_ties(humans, 0.3) == "de-en's top 3 systems include two with the same human score"
+    assert study.top_ties({"x": {"a": 1.0, "b": 1.0, "c": 0.0, "d": 0.0}}, 1.0) == (
+        "x's top 4 systems include 4 that share their human score with another")
+    assert study.top_ties({"en-de": humans["en-de"]}, 1.0) == "no top group of this run has tied human scores"

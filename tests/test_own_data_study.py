@@ -97,16 +97,16 @@ def test_floor_sentence():
     three = (f"over three systems no p can fall below {floor3:.3f}, so no test over three systems can find one "
              "metric significantly better than another (p < 0.05)")
     assert ods.floor_sentence(8, n_permutations=500, seed=SEED) == (
-        f"Over the 8 systems here no p can fall below {floor8:.3f}; {three}")
+        f"over the 8 systems here no p can fall below {floor8:.3f}; {three}")
     assert ods.floor_sentence(3, n_permutations=500, seed=SEED) == (
-        f"Over the 3 systems here no p can fall below {floor3:.3f}, so no test over the 3 systems here can find one "
+        f"over the 3 systems here no p can fall below {floor3:.3f}, so no test over the 3 systems here can find one "
         "metric significantly better than another (p < 0.05)")
     assert ods.floor_sentence(2, n_permutations=500, seed=SEED) == (
         f"PERM-BOTH needs at least three systems: with 2 no difference is tested; {three}")
     # 16 systems and 500 draws: no draw swaps nothing, so there is no floor to quote (not "below 0.000")
     assert min_pvalue(16, n_permutations=500, seed=SEED) == 0
     assert ods.floor_sentence(16, n_permutations=500, seed=SEED) == (
-        f"Over the 16 systems here the draws that swap nothing (about 2^-16 = 1.5e-05 of them) are too rare to set a "
+        f"over the 16 systems here the draws that swap nothing (about 2^-16 = 1.5e-05 of them) are too rare to set a "
         f"floor with 500 permutations; {three}")
 
 

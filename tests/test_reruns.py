@@ -42,7 +42,7 @@ def test_baselines_rerun_on_wmt18(tmp_path):
     assert found([r"wmt19"], outputs) == []
     assert "WMT18 newstest2018 sources, references and system outputs for de-en" in markdown
     assert "highest human score (in this run 4 of 16 for de-en)" in markdown
-    assert "Data: wmt18 de-en, from the WMT18 metrics task (Ma et al. 2018)" in markdown
+    assert "Data: wmt18 de-en, from the WMT18 news and metrics tasks (Bojar et al. 2018; Ma et al. 2018)" in markdown
     assert "Correlation with the human scores (wmt18, not in the paper, whose Table 1 is WMT19)" in outputs
     assert "|r| paper" not in outputs  # no empty paper columns
     assert "this run (wmt18, de-en) has no counterpart, so it is skipped" in outputs
@@ -59,8 +59,9 @@ def test_otem_utem_rerun_on_ted_and_wmt18(tmp_path):
     markdown, outputs = page_text(out)
     assert found([r"\bnan\b", r"WMT19's best", r"1 omissions", r"1\.0 times"], markdown + outputs) == []
     assert found([r"wmt19", r"refAR"], outputs) == []
-    data = ("wmt21.tedtalks zh-en, en-de; wmt18 de-en (the first 200 segments of each, all of a shorter one), from "
-            "the WMT21 metrics task, TED talks, expert MQM (Freitag et al. 2021); WMT18 metrics task (Ma et al. 2018)")
+    data = ("wmt21.tedtalks zh-en and en-de, from the WMT21 metrics task, TED talks, expert MQM (Freitag et al. 2021); "
+            "wmt18 de-en, from the WMT18 news and metrics tasks (Bojar et al. 2018; Ma et al. 2018) (the first 200 "
+            "segments of each, or all of a shorter one)")
     assert f"This page ran on {data}." in markdown and f"Data: {data}. Paper: Yang et al. 2018." in markdown
     assert "With one reference, as in this run, the authors' script and the paper's equations give the same" in markdown
     assert "the 16 MT systems of wmt18 de-en" in markdown
@@ -103,3 +104,20 @@ def test_own_data_rerun_on_real_wmt_files(tmp_path):
     assert "MSRA" not in outputs and "RWTH-nmt-ensemble.4920" in outputs  # WMT names keep their dots
     assert ("Segment scores cover 10 of the 11 systems: online-A.0 has none and is left out of the segment-level "
             "correlations.") in outputs
+
+
+@requires_data
+@pytest.mark.data
+@pytest.mark.slow
+def test_regemt_rerun_on_the_ted_sets(tmp_path):
+    out = nbr.run_notebook("regemt", "small", tmp_path, extra_parameters={
+        "mqm_sets": ["wmt21.tedtalks zh-en", "wmt21.tedtalks en-de"], "table2_set": "wmt21.tedtalks zh-en",
+        "n_segments": 40, "da_train": None, "critical_pairs": [], "split_seeds": [1], "ensemble_seeds": [42],
+        "n_resamples": 30, "n_repeats": 1, "n_permutations": 50})
+    assert nbr.output_problems(out) == []
+    markdown, outputs = page_text(out)
+    assert found([r"\bnan\b", r"n/a", r"we use the\s+newstest2021"], markdown + outputs) == []
+    assert found([r"wmt21\.news"], outputs) == []
+    assert "The paper has no RegEMT value for these sets, so no difference to it is measured." in markdown
+    assert "on the MQM sets wmt21.tedtalks zh-en, wmt21.tedtalks en-de" in markdown
+    assert "DA: off" in outputs and "critical errors: off" in outputs
