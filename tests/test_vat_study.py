@@ -801,3 +801,13 @@ def test_share_and_difficulty_checks_against_the_paper():
     middle = make_direction(scores, {"A": 1, "B": 0}, {"VAT (ours)": [2, 3, 4, 5], "VAT (released)": None})
     ends = make_direction(scores, {"A": 1, "B": 0}, {"VAT (ours)": [0, 9, 4], "VAT (released)": None})
     assert vs.difficulty_check({"m": middle, "e": ends}, ["m", "e"]) == "as the paper in m, not in e"
+
+
+def test_difficulty_check_compares_the_percentages_as_shown(monkeypatch):
+    scores = {"A": list(np.arange(10.0)), "B": list(np.arange(10.0) + 1)}
+    d = make_direction(scores, {"A": 1, "B": 0}, {"VAT (ours)": [2, 3], "VAT (released)": None})
+    # 40.6% of the middle against 40.5% of the hardest reads as 41% against 41%: not "more often"
+    monkeypatch.setattr(vs, "kept_by_difficulty", lambda *_: (40.6, 40.5, 10.0))
+    assert vs.difficulty_check({"k": d}, ["k"]) == "not as the paper in any set (k)"
+    monkeypatch.setattr(vs, "kept_by_difficulty", lambda *_: (41.6, 40.5, 10.0))
+    assert vs.difficulty_check({"k": d}, ["k"]) == "as the paper in every set (k)"
