@@ -350,8 +350,8 @@ def test_table1_sentences():
                        "verdict": ["significantly above", "below, not significantly"]}, index=["r1", "r2"])
     said = study.table1_sentences(ours, paper, vs)
     assert said == {
-        "t1_wins": "Averaged over 2 ensemble seeds, RegEMT is above the best single metric in 1 of 2 rows, "
-                   "significantly (one-sided PERM-BOTH p < 0.05 under every seed) in 1 (r1 by +0.100, "
+        "t1_wins": "Averaged over 2 ensemble seeds, RegEMT is above the best single metric (Reg-base aside, which is "
+                   "compared with RegEMT below) in 1 of 2 rows, significantly (one-sided PERM-BOTH p < 0.05 under every seed) in 1 (r1 by +0.100, "
                    "p = 0.001–0.020); it is below it in 1, significantly in 0",
         "t1_lines": "r1: RegEMT 0.500 (0.450–0.550 over the seeds; MLP chosen in 1 of 2), best single metric WMD "
                     "0.400: significantly above (p = 0.001–0.020); r2: RegEMT 0.200 (0.150–0.250 over the seeds; "
@@ -361,12 +361,15 @@ def test_table1_sentences():
                      "of 4 fits (2 rows × 2 ensemble seeds): in every seed for 0 rows, in none for 1; the paper "
                      "chose an MLP for the source-based zh-en pair only and linear regression in its other MQM rows",
         "t1_regemt_delta": "The mean of |ρ(RegEMT)| minus the paper's value is +0.050"}
+    level = study.table1_sentences(ours, paper, vs.assign(difference=[0.1, 0.0004]))
+    assert "in 1 of 2 rows" in level["t1_wins"] and "; level with it at three decimals in 1 (r2); it is below it in 0" \
+        in level["t1_wins"]
     same = study.table1_sentences(ours, paper, vs.assign(**{"RegEMT low": [0.45, 0.2001], "RegEMT high": [0.55, 0.2004]}))
     assert "r2: RegEMT 0.200 (the same under every seed; MLP chosen in 0 of 2)" in same["t1_lines"]
     one = study.table1_sentences(ours.loc[["r2"]], paper.loc[["r2"]],
                                  vs.loc[["r2"]].assign(seeds=1, **{"p high": 0.2}), inner_split="random")
-    assert one["t1_wins"] == ("Averaged over 1 ensemble seed, RegEMT is above the best single metric in 0 of 1 "
-                              "rows, significantly (one-sided PERM-BOTH p < 0.05) in 0; it is below it in 1, "
+    assert one["t1_wins"] == ("Averaged over 1 ensemble seed, RegEMT is above the best single metric (Reg-base "
+                              "aside, which is compared with RegEMT below) in 0 of 1 rows, significantly (one-sided PERM-BOTH p < 0.05) in 0; it is below it in 1, "
                               "significantly in 0")
     assert one["t1_lines"].startswith("r2: RegEMT 0.200 (MLP chosen in 0 of 1)")
     assert one["t1_choice"].startswith("With the validation rows of the model selection split by rows at random")
@@ -632,15 +635,18 @@ def test_reg_base_table_and_sentences():
         "on the MQM rows Reg-base is above the other metric in 3 of 4 comparisons (whole 95% interval above zero in "
         "2, PERM-BOTH p < 0.05 in 2) and below it in 1 (interval below zero in 0, p < 0.05 in 0); on the DA 2016 "
         "rows Reg-base is above the other metric in 0 of 2 comparisons (whole 95% interval above zero in 0, "
-        "PERM-BOTH p < 0.05 in 0) and below it in 2 (interval below zero in 1, p < 0.05 in 1). Reg-base is above "
-        "BLEU and METEOR throughout no block of rows; on the DA 2016 rows it is below them in every comparison "
-        "(the paper's DA row, |ρ|: Reg-base 0.18, BLEU 0.42, METEOR 0.50)")
+        "PERM-BOTH p < 0.05 in 0) and below it in 2 (interval below zero in 1, p < 0.05 in 1). Reg-base against "
+        "BLEU and METEOR: on the MQM rows above both in every comparison for no set, either way for MQM; on the "
+        "DA 2016 rows below both in every comparison (the paper's DA row, |ρ|: Reg-base 0.18, BLEU 0.42, METEOR "
+        "0.50)")
     mqm_up = hand.drop(index=1)
     assert study.reg_base_summary(mqm_up).endswith(
-        "Reg-base is above BLEU and METEOR on the MQM rows only, not everywhere; on the DA 2016 rows it is below "
-        "them in every comparison")
-    assert study.reg_base_summary(mqm_up.iloc[:3]).endswith(
-        "). Reg-base is above BLEU and METEOR in every comparison")
+        "Reg-base against BLEU and METEOR: on the MQM rows above both in every comparison; on the DA 2016 rows below "
+        "both in every comparison")
+    # set by set where the table names the sets
+    sets = hand.iloc[:4].assign(**{"evaluation set": ["a", "a", "b", "b"]})
+    assert study.reg_base_summary(sets).endswith(
+        "Reg-base against BLEU and METEOR: on the MQM rows above both in every comparison for b, either way for a")
     t1 = pd.DataFrame({REGEMT: [0.5, 0.2], REG_BASE: [0.5, 0.1]})
     t2 = pd.DataFrame({REGEMT: [0.1], REG_BASE: [0.3]})
     assert study.reg_base_vs_regemt([t1, t2]) == (
@@ -687,18 +693,19 @@ def test_context_table_and_summary():
     assert study.context_summary(hand, paper) == (
         "WMD-cont is above WMD-dec in 1 of 2 MQM settings (significantly, PERM-BOTH p < 0.05, in 1) and below it in "
         "1 (significantly in 0): no consistent direction (WMD-dec minus WMD-cont: mean -0.100, from -0.300 to "
-        "+0.100). The paper's Table 1 (|ρ|) has WMD-cont above WMD-dec in 1 of its 2 MQM rows and below in 1: no "
-        "consistent direction, as ours; WMD-dec-tf is above WMD-cont in 1 of our 2 settings")
+        "+0.100). The paper's Table 1 (|ρ|) has WMD-cont above WMD-dec in 1 of the 2 MQM rows that are not "
+        "cross-lingual (its -X rows repeat the single metrics) and below in 1: no consistent direction, as ours; "
+        "WMD-dec-tf is above WMD-cont in 1 of our 2 settings")
     # contextual everywhere ahead: the sentence says so, and that the paper's rows are not
     ahead = hand.assign(**{"WMD-dec": [0.1, 0.2], "p": [0.01, 0.3]})
     assert study.context_summary(ahead, paper) == (
         "WMD-cont is above WMD-dec in 2 of 2 MQM settings (significantly, PERM-BOTH p < 0.05, in 1) and below it in "
-        "0 (significantly in 0): a consistent direction: the contextual vectors win everywhere (WMD-dec minus "
-        "WMD-cont: mean -0.250, from -0.300 to -0.200). The paper's Table 1 (|ρ|) has WMD-cont above WMD-dec in 1 "
-        "of its 2 MQM rows and below in 1: no consistent direction, unlike ours; WMD-dec-tf is above WMD-cont in 1 "
-        "of our 2 settings")
+        "0 (significantly in 0): a consistent direction: WMD-cont wins against WMD-dec in every setting (WMD-dec "
+        "minus WMD-cont: mean -0.250, from -0.300 to -0.200). The paper's Table 1 (|ρ|) has WMD-cont above WMD-dec "
+        "in 1 of the 2 MQM rows that are not cross-lingual (its -X rows repeat the single metrics) and below in 1: "
+        "no consistent direction, unlike ours; WMD-dec-tf is above WMD-cont in 1 of our 2 settings")
     behind = hand.assign(**{"WMD-dec": [0.9, 0.9]})
-    assert "a consistent direction: the decontextualized vectors win everywhere" in study.context_summary(behind)
+    assert "a consistent direction: WMD-dec wins against WMD-cont in every setting" in study.context_summary(behind)
 
 
 def test_compos_table_and_summary():

@@ -35,6 +35,7 @@ from mtlib.regemt.ensemble import ablation, permutation_importance, split_by_sou
 from mtlib.regemt.experiment import REG_BASE, REGEMT, Evaluation, evaluate, group_bootstrap, spearman_table
 from mtlib.regemt.scores import (COMPOS_ROW, EXTRA, Encoder, columns_for, length_table, score_rows,
                                  undefined_counts)
+from mtlib.prose import and_list
 from mtlib.significance import p_text, perm_both
 
 __all__ = ["SETTING_NAME", "ALPHA", "SHOWN_ONLY", "PAPER_CHOICE", "p_range", "one_sided_p",
@@ -409,7 +410,8 @@ def table1_sentences(ours: pd.DataFrame, paper: pd.DataFrame, vs: pd.DataFrame, 
     MLP was chosen, beside the paper's choice) and ``t1_regemt_delta`` (the sentence on the mean
     of |ours| minus the paper's RegEMT, or that the paper has no value for these sets)."""
     n_seeds = int(vs["seeds"].max()) if len(vs) else 0
-    up, down = vs[vs["difference"] > 0], vs[vs["difference"] < 0]
+    shown = vs["difference"].round(3)  # as the table shows it: +0.000 is level, not above
+    up, down, level = vs[shown > 0], vs[shown < 0], vs[shown == 0]
     sig_up = up[up["verdict"] == "significantly above"]
     sig_down = down[down["verdict"] == "significantly below"]
 
@@ -417,9 +419,11 @@ def table1_sentences(ours: pd.DataFrame, paper: pd.DataFrame, vs: pd.DataFrame, 
         return "; ".join(f"{r} by {v.difference:+.3f}, {p_range([v['p low'], v['p high']], n_permutations)}"
                          for r, v in rows.iterrows())
     every = "under every seed" if n_seeds > 1 else ""
-    wins = (f"Averaged over {_seeds(n_seeds)}, RegEMT is above the best single metric in {len(up)} of {len(vs)} rows, "
-            f"significantly (one-sided PERM-BOTH p < {alpha:g}{' ' + every if every else ''}) in {len(sig_up)}"
+    wins = (f"Averaged over {_seeds(n_seeds)}, RegEMT is above the best single metric (Reg-base aside, which is "
+            f"compared with RegEMT below) in {len(up)} of {len(vs)} rows, significantly (one-sided PERM-BOTH "
+            f"p < {alpha:g}{' ' + every if every else ''}) in {len(sig_up)}"
             + (f" ({listed(sig_up)})" if len(sig_up) else "")
+            + (f"; level with it at three decimals in {len(level)} ({', '.join(level.index)})" if len(level) else "")
             + f"; it is below it in {len(down)}, significantly in {len(sig_down)}"
             + (f" ({listed(sig_down)})" if len(sig_down) else ""))
     lines = []
@@ -824,26 +828,31 @@ def reg_base_da_table(da_ref: Mapping[str, Evaluation], test_rows: pd.DataFrame,
 def reg_base_summary(rb: pd.DataFrame, *, alpha: float = ALPHA, paper_da: pd.Series | None = None) -> str:
     """Per block of comparisons (column ``data`` of :func:`reg_base_table` and
     :func:`reg_base_da_table`): how often Reg-base is above or below BLEU and METEOR, with the
-    whole 95% interval on one side of zero and with PERM-BOTH p < ``alpha``; then whether
-    "Reg-base is above BLEU and METEOR" holds everywhere, on some blocks only, or nowhere
-    (with the paper's DA row, ``paper_da``: column -> |ρ|, when given)."""
-    parts, all_up, all_down = [], [], []
+    whole 95% interval on one side of zero and with PERM-BOTH p < ``alpha``; then, set by set
+    (column ``evaluation set``, when present), where Reg-base is above both in every comparison,
+    where below both, and where the comparisons differ (with the paper's DA row, ``paper_da``:
+    column -> |ρ|, when given)."""
+    parts, verdicts = [], []
     for data, g in rb.groupby("data", sort=False):
         up, down = g[g["difference"] > 0], g[g["difference"] < 0]
         parts.append(f"on the {data} rows Reg-base is above the other metric in {len(up)} of {len(g)} comparisons "
                      f"(whole 95% interval above zero in {int((g['low'] > 0).sum())}, PERM-BOTH p < {alpha:g} in "
                      f"{int((up['p'] < alpha).sum())}) and below it in {len(down)} (interval below zero in "
                      f"{int((g['high'] < 0).sum())}, p < {alpha:g} in {int((down['p'] < alpha).sum())})")
-        (all_up if len(up) == len(g) else all_down if len(down) == len(g) else []).append(data)
-    blocks = list(dict.fromkeys(rb["data"]))
-    if len(all_up) == len(blocks):
-        verdict = "Reg-base is above BLEU and METEOR in every comparison"
-    elif all_up:
-        verdict = f"Reg-base is above BLEU and METEOR on the {' and '.join(all_up)} rows only, not everywhere"
-    else:
-        verdict = "Reg-base is above BLEU and METEOR throughout no block of rows"
-    if all_down:
-        verdict += f"; on the {' and '.join(all_down)} rows it is below them in every comparison"
+        per = (list(g.groupby("evaluation set", sort=False)["difference"]) if "evaluation set" in g
+               else [(data, g["difference"])])
+        above = [k for k, d in per if (d > 0).all()]
+        below = [k for k, d in per if (d < 0).all()]
+        mixed = [k for k, _ in per if k not in above and k not in below]
+        if len(above) == len(per):
+            verdicts.append(f"on the {data} rows above both in every comparison")
+        elif len(below) == len(per):
+            verdicts.append(f"on the {data} rows below both in every comparison")
+        else:
+            verdicts.append(f"on the {data} rows above both in every comparison for {and_list(above) or 'no set'}"
+                            + (f", below both for {and_list(below)}" if below else "")
+                            + (f", either way for {and_list(mixed)}" if mixed else ""))
+    verdict = "Reg-base against BLEU and METEOR: " + "; ".join(verdicts)
     if paper_da is not None and {REG_BASE, "BLEU", "METEOR"} <= set(paper_da.dropna().index):
         verdict += (f" (the paper's DA row, |ρ|: Reg-base {paper_da[REG_BASE]:.2f}, BLEU {paper_da['BLEU']:.2f}, "
                     f"METEOR {paper_da['METEOR']:.2f})")
@@ -888,9 +897,9 @@ def context_summary(cd: pd.DataFrame, paper: Mapping[tuple[str, str, str, str], 
     c_wins, d_wins = _who_wins(cont, dec)
     sig_c, sig_d = int(((cont > dec) & (cd["p"] < alpha)).sum()), int(((dec > cont) & (cd["p"] < alpha)).sum())
     if c_wins == n:
-        direction = "a consistent direction: the contextual vectors win everywhere"
+        direction = "a consistent direction: WMD-cont wins against WMD-dec in every setting"
     elif d_wins == n:
-        direction = "a consistent direction: the decontextualized vectors win everywhere"
+        direction = "a consistent direction: WMD-dec wins against WMD-cont in every setting"
     else:
         direction = "no consistent direction"
     diff = dec - cont
@@ -903,7 +912,8 @@ def context_summary(cd: pd.DataFrame, paper: Mapping[tuple[str, str, str, str], 
         pd_ = pd.Series({k: paper[("MQM", *k, "WMD-dec")] for k in rows})
         pc_wins, pd_wins = _who_wins(pc, pd_)
         consistent = pc_wins == len(rows) or pd_wins == len(rows)
-        text += (f". The paper's Table 1 (|ρ|) has WMD-cont above WMD-dec in {pc_wins} of its {len(rows)} MQM rows "
+        text += (f". The paper's Table 1 (|ρ|) has WMD-cont above WMD-dec in {pc_wins} of the {len(rows)} MQM rows "
+                 f"that are not cross-lingual (its -X rows repeat the single metrics) "
                  f"and below in {pd_wins}: {'a consistent' if consistent else 'no consistent'} direction, "
                  + ("as ours" if consistent == (direction != "no consistent direction") else "unlike ours"))
     return text + (f"; WMD-dec-tf is above WMD-cont in {int((cd['WMD-dec-tf'] > cont).sum())} of our {n} settings")
