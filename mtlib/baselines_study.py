@@ -483,7 +483,7 @@ def data_description(test_set: str, evalsets: Mapping[str, object]) -> str:
 
 def data_line(test_set: str, language_pairs: Sequence[str]) -> str:
     """The summary's "Data:" line: the run's sets and the task and paper to cite with them."""
-    return f"Data: {sources_line([f'{test_set} {lp}' for lp in language_pairs])}; cite it when reusing these numbers"
+    return f"Data: {sources_line([f'{test_set} {lp}' for lp in language_pairs])}; cite them when reusing these numbers"
 
 
 def table1_display(table1: pd.DataFrame, test_set: str, paper_test_set: str) -> tuple[pd.DataFrame, str]:

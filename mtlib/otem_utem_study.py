@@ -464,9 +464,9 @@ def data_line(human_translations: Sequence[tuple[str, ...]], mqm_sets: Sequence[
     freitag = bool(refs & {"refAR", "refARp", "refWMTp"})
     segments = ("all segments of each" if n_segments is None
                 else f"the first {n_segments:,} segments of each, or all of a shorter one")
-    return "; ".join(f"{t} {and_list(lps)}, from the {citation(t)}"
+    return "; ".join(f"{t} {and_list(lps)} from the {citation(t)}"
                      + (" with the references of Freitag et al. (2020)" if t == "wmt19" and freitag else "")
-                     for t, lps in sets.items()) + f" ({segments})"
+                     for t, lps in sets.items()) + f"; {segments}"
 
 
 def median_ratio_text(table: pd.DataFrame, numerator: str, denominator: str) -> str:

@@ -6,7 +6,7 @@ from typing import Iterable
 
 import numpy as np
 
-__all__ = ["and_list", "two_digits"]
+__all__ = ["and_list", "two_digits", "capitalised"]
 
 
 def and_list(items: Iterable[str]) -> str:
@@ -22,3 +22,8 @@ def two_digits(x: float) -> str:
         return f"{x:g}"
     decimals = max(0, 1 - int(np.floor(np.log10(abs(x)))))
     return f"{x:.{decimals}f}"
+
+
+def capitalised(text: str) -> str:
+    """``text`` with its first letter upper case, for a glued clause that opens a sentence."""
+    return text[:1].upper() + text[1:]

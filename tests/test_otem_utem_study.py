@@ -333,14 +333,15 @@ def test_data_line_names_each_set_once_with_its_citation():
     line = study.data_line([("wmt19", "en-de", "refAR"), ("wmt21.tedtalks", "zh-en", "refA")],
                            [("wmt21.tedtalks", "en-de"), ("wmt21.tedtalks", "zh-en")], ("wmt19", "en-de"),
                            ["ref", "refAR"], 300)
-    assert line == ("wmt19 en-de, from the WMT19 news and metrics tasks (Barrault et al. 2019; Ma et al. 2019) "
-                    "with the references of Freitag et al. (2020); wmt21.tedtalks zh-en and en-de, from the WMT21 metrics task, TED talks, expert MQM "
-                    "(Freitag et al. 2021) (the first 300 segments of each, or all of a shorter one)")
+    assert line == ("wmt19 en-de from the WMT19 news and metrics tasks (Barrault et al. 2019; Ma et al. 2019) "
+                    "with the references of Freitag et al. (2020); wmt21.tedtalks zh-en and en-de from the WMT21 metrics "
+                    "task, TED talks, expert MQM (Freitag et al. 2021); the first 300 segments of each, or all of a "
+                    "shorter one")
     other = study.data_line([("wmt21.tedtalks", "zh-en", "refB")], [("wmt21.tedtalks", "en-de")], ("wmt18", "de-en"),
                             ["ref"], None)
-    assert other == ("wmt21.tedtalks zh-en and en-de, from the WMT21 metrics task, TED talks, expert MQM (Freitag et "
-                     "al. 2021); wmt18 de-en, from the WMT18 news and metrics tasks (Bojar et al. 2018; Ma et al. "
-                     "2018) (all segments of each)")
+    assert other == ("wmt21.tedtalks zh-en and en-de from the WMT21 metrics task, TED talks, expert MQM (Freitag et "
+                     "al. 2021); wmt18 de-en from the WMT18 news and metrics tasks (Bojar et al. 2018; Ma et al. "
+                     "2018); all segments of each")
 
 
 def test_error_totals_count_in_words():

@@ -364,6 +364,7 @@ def test_table1_sentences():
     level = study.table1_sentences(ours, paper, vs.assign(difference=[0.1, 0.0004]))
     assert "in 1 of 2 rows" in level["t1_wins"] and "; level with it at three decimals in 1 (r2); it is below it in 0" \
         in level["t1_wins"]
+    assert "BLEU 0.300: level at three decimals, not significantly different (p = " in level["t1_lines"]
     same = study.table1_sentences(ours, paper, vs.assign(**{"RegEMT low": [0.45, 0.2001], "RegEMT high": [0.55, 0.2004]}))
     assert "r2: RegEMT 0.200 (the same under every seed; MLP chosen in 0 of 2)" in same["t1_lines"]
     one = study.table1_sentences(ours.loc[["r2"]], paper.loc[["r2"]],
@@ -700,12 +701,12 @@ def test_context_table_and_summary():
     ahead = hand.assign(**{"WMD-dec": [0.1, 0.2], "p": [0.01, 0.3]})
     assert study.context_summary(ahead, paper) == (
         "WMD-cont is above WMD-dec in 2 of 2 MQM settings (significantly, PERM-BOTH p < 0.05, in 1) and below it in "
-        "0 (significantly in 0): a consistent direction: WMD-cont wins against WMD-dec in every setting (WMD-dec "
+        "0 (significantly in 0): WMD-cont is ahead in every setting (WMD-dec "
         "minus WMD-cont: mean -0.250, from -0.300 to -0.200). The paper's Table 1 (|ρ|) has WMD-cont above WMD-dec "
         "in 1 of the 2 MQM rows that are not cross-lingual (its -X rows repeat the single metrics) and below in 1: "
         "no consistent direction, unlike ours; WMD-dec-tf is above WMD-cont in 1 of our 2 settings")
     behind = hand.assign(**{"WMD-dec": [0.9, 0.9]})
-    assert "a consistent direction: WMD-dec wins against WMD-cont in every setting" in study.context_summary(behind)
+    assert "): WMD-dec is ahead in every setting (" in study.context_summary(behind)
 
 
 def test_compos_table_and_summary():
@@ -730,7 +731,8 @@ def test_compos_table_and_summary():
         "Row normalisation changes Compos's signed ρ by -0.100 to +0.400 (mean +0.150) over these 2 settings and "
         "raises it in 1; by |ρ| it is stronger in 1. The total-normalised Compos is negative (a closer tag pattern "
         "going with a worse MQM score) in 1 settings, the row-normalised one in 0. The ensemble's numbers above use "
-        "the authors' normalisation (Table 1 shows the row-normalised one as Compos-row, not fitted on)")
+        "the authors' normalisation (Table 1 shows the row-normalised one as Compos-row, for comparison; the "
+        "ensemble does not use it)")
     assert study.compos_summary(table.iloc[:0]).startswith("No evaluation set of this run has part-of-speech taggers")
 
 

@@ -428,11 +428,13 @@ def table1_sentences(ours: pd.DataFrame, paper: pd.DataFrame, vs: pd.DataFrame, 
             + (f" ({listed(sig_down)})" if len(sig_down) else ""))
     lines = []
     for r, v in vs.iterrows():
+        verdict = (f"level at three decimals, {'not ' if 'not' in v['verdict'] else ''}significantly different"
+                   if round(v["difference"], 3) == 0 else v["verdict"])
         spread = ("" if n_seeds < 2 else "the same under every seed; "
                   if f"{v['RegEMT low']:.3f}" == f"{v['RegEMT high']:.3f}"
                   else f"{v['RegEMT low']:.3f}–{v['RegEMT high']:.3f} over the seeds; ")
         lines.append(f"{r}: RegEMT {v['RegEMT mean']:.3f} ({spread}MLP chosen in {v['MLP chosen']} of {v['seeds']}), "
-                     f"best single metric {v['best']} {v['best ρ']:.3f}: {v['verdict']} "
+                     f"best single metric {v['best']} {v['best ρ']:.3f}: {verdict} "
                      f"({p_range([v['p low'], v['p high']], n_permutations)})")
     fits, mlp = int(vs["seeds"].sum()), int(vs["MLP chosen"].sum())
     always, never = int((vs["MLP chosen"] == vs["seeds"]).sum()), int((vs["MLP chosen"] == 0).sum())
@@ -897,9 +899,9 @@ def context_summary(cd: pd.DataFrame, paper: Mapping[tuple[str, str, str, str], 
     c_wins, d_wins = _who_wins(cont, dec)
     sig_c, sig_d = int(((cont > dec) & (cd["p"] < alpha)).sum()), int(((dec > cont) & (cd["p"] < alpha)).sum())
     if c_wins == n:
-        direction = "a consistent direction: WMD-cont wins against WMD-dec in every setting"
+        direction = "WMD-cont is ahead in every setting"
     elif d_wins == n:
-        direction = "a consistent direction: WMD-dec wins against WMD-cont in every setting"
+        direction = "WMD-dec is ahead in every setting"
     else:
         direction = "no consistent direction"
     diff = dec - cont
@@ -950,7 +952,8 @@ def compos_summary(compos: pd.DataFrame) -> str:
             f"by |ρ| it is stronger in {int((row.abs() > total.abs()).sum())}. The total-normalised Compos is negative "
             f"(a closer tag pattern going with a worse MQM score) in {int((total < 0).sum())} settings, the "
             f"row-normalised one in {int((row < 0).sum())}. The ensemble's numbers above use the authors' "
-            f"normalisation (Table 1 shows the row-normalised one as {COMPOS_ROW}, not fitted on)")
+            f"normalisation (Table 1 shows the row-normalised one as {COMPOS_ROW}, for comparison; the ensemble does "
+            f"not use it)")
 
 
 def _spearman_or_nan(x: np.ndarray, y: np.ndarray) -> float:
