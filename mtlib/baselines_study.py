@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from mtlib.correlation import correlate, top_systems
-from mtlib.prose import and_list
+from mtlib.prose import and_list, capitalised
 from mtlib.report import max_abs_delta, wide_beside_paper
 from mtlib.significance import p_text, pairwise_accuracy, perm_both_systems
 from mtlib.testsets import newstest_name, sources_line, text_caveat
@@ -52,10 +52,6 @@ VERDICT_PHRASES = {"better": "significant at 5%", "not significant": "not signif
                    "about as much, p < 0.05": "significant at 5%, but within the \"about as much\" margin",
                    "tied": "the same value", "not defined": "no test"}
 STAT_NAMES = {"r": "Pearson $r$", "tau": "Kendall $\\tau$", "rho": "Spearman $\\rho$"}
-
-
-def _cap(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 
 # -- beside the paper's Table 1 ---------------------------------------------------------------
@@ -143,7 +139,7 @@ def what_matches(table1: pd.DataFrame, metrics: Sequence[str], test_set: str, la
         bullets.append(f"* The paper's Table 1 covers WMT19 en-de and de-en only; this run ({test_set}, "
                        f"{', '.join(language_pairs)}) has none of its rows, so nothing here is compared with it.")
     elif "TER" in metrics:
-        bullets.append(f"* {_cap(paper_verdict(table1, 'TER', metrics, test_set, language_pairs))}. TER is "
+        bullets.append(f"* {capitalised(paper_verdict(table1, 'TER', metrics, test_set, language_pairs))}. TER is "
                        "sacrebleu's default (tercom tokens, case-insensitive).")
     if {"BLEU", "BLEU (intl)"} <= set(metrics) and has_paper:
         text = (f"* With sacrebleu's default `13a` tokenisation, {paper_verdict(table1, 'BLEU', metrics, test_set, language_pairs)}; "
@@ -155,7 +151,7 @@ def what_matches(table1: pd.DataFrame, metrics: Sequence[str], test_set: str, la
         bullets.append(text + tokenisation_sentence(table1, language_pairs, tokenisation_tests,
                                                     labels={"BLEU": "`13a`", "BLEU (intl)": "`intl`"}))
     if "METEOR" in metrics:
-        verdict = _cap(paper_verdict(table1, "METEOR", metrics, test_set, language_pairs)) + ". " if has_paper else ""
+        verdict = capitalised(paper_verdict(table1, "METEOR", metrics, test_set, language_pairs)) + ". " if has_paper else ""
         bullets.append(f"* {verdict}The paper ran the Java METEOR 1.5 (paraphrase tables, language-specific "
                        "stemming and tuned weights for German, corpus-level aggregation); NLTK implements the original "
                        "METEOR with English WordNet and Porter stemming for every language, and we average sentence "

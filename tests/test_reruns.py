@@ -22,6 +22,14 @@ def found(patterns: list[str], text: str, flags=0) -> list[str]:
             for m in re.finditer(p, text, flags=flags)]
 
 
+def rerun_page(name: str, out_dir, parameters: dict) -> tuple[str, str]:
+    """Runs chapter ``name``'s small profile with ``parameters`` into ``out_dir``, checks that it
+    ran without an error output, and returns its page as (markdown with glue, outputs)."""
+    out = nbr.run_notebook(name, "small", out_dir, extra_parameters=parameters)
+    assert nbr.output_problems(out) == []
+    return page_text(out)
+
+
 def test_found_names_each_match_in_context():
     assert found([r"\bnan\b", "wmt19"], "r = nan on wmt19 de-en") == [
         "'\\\\bnan\\\\b': …r = nan on wmt19 de-en…", "'wmt19': …r = nan on wmt19 de-en…"]
@@ -32,10 +40,8 @@ def test_found_names_each_match_in_context():
 @pytest.mark.data
 @pytest.mark.slow
 def test_baselines_rerun_on_wmt18(tmp_path):
-    out = nbr.run_notebook("wmt19_baselines", "small", tmp_path,
-                           extra_parameters={"test_set": "wmt18", "language_pairs": ["de-en"], "n_resamples": 100})
-    assert nbr.output_problems(out) == []
-    markdown, outputs = page_text(out)
+    markdown, outputs = rerun_page("wmt19_baselines", tmp_path,
+                                   {"test_set": "wmt18", "language_pairs": ["de-en"], "n_resamples": 100})
     # the book's WMT19 data as data of this run: in the outputs as run keys (lower case; "WMT19" in
     # capitals names the paper's data), in the prose as the book's old fixed sentences
     assert found([r"\bnan\b", r"newstest2019", r"of 22 for en-de|en-de has"], markdown + outputs) == []
@@ -52,11 +58,9 @@ def test_baselines_rerun_on_wmt18(tmp_path):
 @pytest.mark.data
 @pytest.mark.slow
 def test_otem_utem_rerun_on_ted_and_wmt18(tmp_path):
-    out = nbr.run_notebook("otem_utem", "small", tmp_path, extra_parameters={
+    markdown, outputs = rerun_page("otem_utem", tmp_path, {
         "human_translations": ["wmt21.tedtalks zh-en refB"], "mqm_sets": ["wmt21.tedtalks en-de"],
         "table_set": "wmt18 de-en", "table_refs": ["ref"], "n_resamples": 50})
-    assert nbr.output_problems(out) == []
-    markdown, outputs = page_text(out)
     assert found([r"\bnan\b", r"WMT19's best", r"1 omissions", r"1\.0 times"], markdown + outputs) == []
     assert found([r"wmt19", r"refAR"], outputs) == []
     data = ("wmt21.tedtalks zh-en and en-de from the WMT21 metrics task, TED talks, expert MQM (Freitag et al. 2021); "
@@ -95,10 +99,8 @@ def test_own_data_rerun_on_real_wmt_files(tmp_path):
     evs = mtlib.load_evalset("wmt17", "de-en").head(120)
     folder = tmp_path / "wmt17-de-en"
     write_plain_folder(evs, folder, no_segment_scores=["online-A.0"])  # as a folder may lack some
-    out = nbr.run_notebook("own_data", "small", tmp_path / "run", extra_parameters={
+    markdown, outputs = rerun_page("own_data", tmp_path / "run", {
         "folder": str(folder), "language_pair": "de-en", "n_resamples": 50, "n_random": 50, "n_permutations": 200})
-    assert nbr.output_problems(out) == []
-    markdown, outputs = page_text(out)
     assert found([r"\bnan\b", r"ships with mtlib", r"toy-de-en", r"fall below 0\.000"], markdown + outputs) == []
     assert f"the folder `{folder}` (parameter `folder`, language pair de-en): 120 segments, 11 systems" in markdown
     assert "MSRA" not in outputs and "RWTH-nmt-ensemble.4920" in outputs  # WMT names keep their dots
@@ -110,12 +112,10 @@ def test_own_data_rerun_on_real_wmt_files(tmp_path):
 @pytest.mark.data
 @pytest.mark.slow
 def test_regemt_rerun_on_the_ted_sets(tmp_path):
-    out = nbr.run_notebook("regemt", "small", tmp_path, extra_parameters={
+    markdown, outputs = rerun_page("regemt", tmp_path, {
         "mqm_sets": ["wmt21.tedtalks zh-en", "wmt21.tedtalks en-de"], "table2_set": "wmt21.tedtalks zh-en",
         "n_segments": 40, "da_train": None, "critical_pairs": [], "split_seeds": [1], "ensemble_seeds": [42],
         "n_resamples": 30, "n_repeats": 1, "n_permutations": 50})
-    assert nbr.output_problems(out) == []
-    markdown, outputs = page_text(out)
     assert found([r"\bnan\b", r"n/a", r"we use the\s+newstest2021"], markdown + outputs) == []
     assert found([r"wmt21\.news"], outputs) == []
     assert "The paper has no RegEMT value for these sets, so no difference to it is measured." in markdown
