@@ -59,6 +59,18 @@ def _pages(html_dir):
     return sorted(p for p in html_dir.rglob("*.html") if "_static" not in p.parts and "_sources" not in p.parts)
 
 
+def _evaluate(tab, script: str):
+    """``tab.evaluate(script)``, run again once the page has loaded if a redirect page
+    (index.html) navigated away while it ran: under load the refresh can land mid-check."""
+    for attempt in range(3):
+        try:
+            return tab.evaluate(script)
+        except sync_api.Error as error:
+            if "Execution context was destroyed" not in str(error) or attempt == 2:
+                raise
+            tab.wait_for_load_state("load")
+
+
 def _page_problems(browser, page, name, *, known_stale: bool = False) -> tuple[list[str], int]:
     """What is wrong with one page as a reader's browser shows it, and how many formulas it typeset.
     A page whose chapter is listed as known stale (its banner says it predates the current code)
@@ -79,17 +91,17 @@ def _page_problems(browser, page, name, *, known_stale: bool = False) -> tuple[l
     n_math = tab.locator(".math").count()
     if n_math:
         tab.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
-        tab.evaluate("() => MathJax.startup.promise")
-        raw = tab.evaluate("() => [...document.querySelectorAll('.math')].filter("
+        _evaluate(tab, "() => MathJax.startup.promise")
+        raw = _evaluate(tab, "() => [...document.querySelectorAll('.math')].filter("
                            "m => !m.querySelector('mjx-container')).length")
         if raw:
             problems.append(f"{name}: {raw} of {n_math} formulas not typeset")
         typeset = n_math - raw
-    broken = tab.evaluate("() => [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
+    broken = _evaluate(tab, "() => [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
     if broken:
         problems.append(f"{name}: images that did not load {broken[:3]}")
     tab.wait_for_load_state("load")  # a redirect page (index.html) has moved on to its target by now
-    rules = tab.evaluate(PAGE_RULES_JS)
+    rules = _evaluate(tab, PAGE_RULES_JS)
     if rules["raw"]:
         problems.append(f"{name}: raw TeX in the text {rules['raw'][:3]}")
     if rules["width"] > rules["view"] + 1:
