@@ -4,6 +4,10 @@ Each resample draws the test set's segments with replacement (the same draw for 
 system and every metric, so metrics are compared on identical resamples), re-aggregates
 each system's segment statistics into a corpus score and recomputes the correlation with
 the (fixed) system-level human scores. Percentile intervals.
+
+The resamples' correlations are computed together (:func:`mtlib.correlation.row_correlations`),
+which agree with scipy's one-by-one values to about 1e-15; Kendall's tau-c and resampled
+human scores take scipy's function resample by resample.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from typing import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from mtlib.correlation import METHODS, correlation_with_p, paired
+from mtlib.correlation import METHODS, correlation_with_p, paired, row_correlations
 from mtlib.scoring import SystemStats, common_segment_count
 
 __all__ = ["resample_counts", "bootstrap_correlations"]
@@ -88,7 +92,10 @@ def bootstrap_correlations(stats: Mapping[str, SystemStats], human: Mapping[str,
             hum = np.broadcast_to(y, boot.shape)
         else:
             hum = np.stack([counts @ np.asarray(human_segments[s], float) / n for s in kept], axis=1)
-        vals = np.array([correlation_with_p(b, h, method, variant)[0] for b, h in zip(boot, hum)])
+        if human_segments is None and (method != "kendall" or variant == "b"):
+            vals = row_correlations(boot, y, method)  # every resample in one array operation
+        else:
+            vals = np.array([correlation_with_p(b, h, method, variant)[0] for b, h in zip(boot, hum)])
         samples[name] = vals
         lo, hi = np.nanpercentile(vals, [100 * alpha / 2, 100 * (1 - alpha / 2)])
         rows[name] = {"value": value, "low": lo, "high": hi, "n": len(kept)}

@@ -2,7 +2,9 @@
 
 Speaks mt-metrics-eval's language: ``None`` gold scores are dropped together with the
 metric scores of the same systems; a degenerate input (constant scores) gives NaN,
-not an exception. Every statistic is scipy's, named in the result.
+not an exception. Every statistic is scipy's, named in the result; :func:`row_correlations`
+computes many at once (bootstrap resamples, permutations) by the same formulas, in one array
+operation, agreeing with scipy's one-by-one values to about 1e-15.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-__all__ = ["Correlation", "correlate", "correlation_with_p", "paired", "segment_correlation", "top_systems", "correlation_curve",
+__all__ = ["Correlation", "correlate", "correlation_with_p", "row_correlations", "paired", "segment_correlation", "top_systems", "correlation_curve",
            "correlation_table", "METHODS", "KENDALL_VARIANTS"]
 
 METHODS = ("pearson", "spearman", "kendall")
@@ -102,6 +104,52 @@ def correlate(metric: Mapping[str, float], human: Mapping[str, float | None], me
     kept, x, y = paired(metric, human, systems)
     value, p = correlation_with_p(x, y, method, variant)
     return Correlation(method, variant if method == "kendall" else "", value, p, len(kept))
+
+
+def _rank_rows(x: np.ndarray) -> np.ndarray:
+    return stats.rankdata(x, axis=1)
+
+
+def _pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson r of each row of ``x`` (k × n) with ``y`` (n); NaN for a constant row."""
+    xc = x - x.mean(axis=1, keepdims=True)
+    yc = y - y.mean()
+    den = np.sqrt((xc ** 2).sum(axis=1) * (yc ** 2).sum())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, xc @ yc / np.where(den > 0, den, 1.0), np.nan)
+
+
+def _kendall_b_rows(x: np.ndarray, y: np.ndarray, chunk_pairs: int = 2_000_000) -> np.ndarray:
+    """Kendall's tau-b of each row of ``x`` with ``y`` from the signs of all pairs (chunks of
+    rows keep memory near ``chunk_pairs`` pair signs)."""
+    n = x.shape[1]
+    i, j = np.triu_indices(n, 1)
+    sy = np.sign(y[i] - y[j])
+    ny = (sy != 0).sum()
+    out = np.empty(x.shape[0])
+    step = max(1, chunk_pairs // max(1, len(i)))
+    for start in range(0, x.shape[0], step):
+        sx = np.sign(x[start:start + step, i] - x[start:start + step, j])
+        nx = (sx != 0).sum(axis=1)
+        den = np.sqrt(nx * float(ny))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[start:start + step] = np.where(den > 0, (sx * sy).sum(axis=1) / np.where(den > 0, den, 1.0), np.nan)
+    return out
+
+
+def row_correlations(x: np.ndarray, y: np.ndarray, method: str = "pearson") -> np.ndarray:
+    """The correlation of each row of ``x`` (k × n) with ``y`` (n): Pearson, Spearman (Pearson
+    of average ranks) or Kendall's tau-b, as scipy computes them; NaN where undefined."""
+    x, y = np.atleast_2d(np.asarray(x, float)), np.asarray(y, float)
+    if method == "pearson":
+        return _pearson_rows(x, y)
+    if method == "spearman":
+        return _pearson_rows(_rank_rows(x), stats.rankdata(y))
+    if method == "kendall":
+        if x.shape[1] <= 2000:
+            return _kendall_b_rows(x, y)
+        return np.array([stats.kendalltau(row, y).statistic for row in x])  # O(n log n) per row
+    raise ValueError(f"unknown correlation method {method!r}; valid: {list(METHODS)}")
 
 
 def segment_correlation(metric: Mapping[str, Sequence[float]], human: Mapping[str, Sequence[float | None]],

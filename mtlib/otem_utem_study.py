@@ -21,7 +21,7 @@ from mtlib.data import load_evalset
 from mtlib.mqm import MQM_ERROR_FILES
 from mtlib.prose import and_list
 from mtlib.significance import p_text, perm_both
-from mtlib.testsets import citation
+from mtlib.testsets import source
 
 __all__ = ["variant_paragraph", "data_line", "check_parameters", "ORIGINALS", "setting_label", "is_original", "human_standing", "fig2_summary", "fig2_verdict", "fig2_verdict_short",
            "mp_direction", "fig2_notes", "MQM_PAIRS", "agreement_lines", "error_totals", "mqm_tests",
@@ -464,8 +464,8 @@ def data_line(human_translations: Sequence[tuple[str, ...]], mqm_sets: Sequence[
     freitag = bool(refs & {"refAR", "refARp", "refWMTp"})
     segments = ("all segments of each" if n_segments is None
                 else f"the first {n_segments:,} segments of each, or all of a shorter one")
-    return "; ".join(f"{t} {and_list(lps)} from the {citation(t)}"
-                     + (" with the references of Freitag et al. (2020)" if t == "wmt19" and freitag else "")
+    freitag_part = " with the references of Freitag et al. (2020)"
+    return "; ".join(source(t, lps) + (freitag_part if t == "wmt19" and freitag else "")
                      for t, lps in sets.items()) + f"; {segments}"
 
 

@@ -25,9 +25,8 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
-from scipy import stats
 
-from mtlib.correlation import KENDALL_VARIANTS, METHODS, paired
+from mtlib.correlation import KENDALL_VARIANTS, METHODS, paired, row_correlations
 
 __all__ = ["PermutationResult", "perm_both", "perm_both_systems", "min_pvalue", "p_text", "row_correlations",
            "pairwise_accuracy", "pooled_pairwise_accuracy", "AVERAGE_BY"]
@@ -62,52 +61,6 @@ class PermutationResult:
 def _zscore(x: np.ndarray) -> np.ndarray:
     sd = x.std()
     return (x - x.mean()) / sd if sd > 0 else x - x.mean()
-
-
-def _rank_rows(x: np.ndarray) -> np.ndarray:
-    return stats.rankdata(x, axis=1)
-
-
-def _pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson r of each row of ``x`` (k × n) with ``y`` (n); NaN for a constant row."""
-    xc = x - x.mean(axis=1, keepdims=True)
-    yc = y - y.mean()
-    den = np.sqrt((xc ** 2).sum(axis=1) * (yc ** 2).sum())
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, xc @ yc / np.where(den > 0, den, 1.0), np.nan)
-
-
-def _kendall_b_rows(x: np.ndarray, y: np.ndarray, chunk_pairs: int = 2_000_000) -> np.ndarray:
-    """Kendall's tau-b of each row of ``x`` with ``y`` from the signs of all pairs (chunks of
-    rows keep memory near ``chunk_pairs`` pair signs)."""
-    n = x.shape[1]
-    i, j = np.triu_indices(n, 1)
-    sy = np.sign(y[i] - y[j])
-    ny = (sy != 0).sum()
-    out = np.empty(x.shape[0])
-    step = max(1, chunk_pairs // max(1, len(i)))
-    for start in range(0, x.shape[0], step):
-        sx = np.sign(x[start:start + step, i] - x[start:start + step, j])
-        nx = (sx != 0).sum(axis=1)
-        den = np.sqrt(nx * float(ny))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[start:start + step] = np.where(den > 0, (sx * sy).sum(axis=1) / np.where(den > 0, den, 1.0), np.nan)
-    return out
-
-
-def row_correlations(x: np.ndarray, y: np.ndarray, method: str = "pearson") -> np.ndarray:
-    """The correlation of each row of ``x`` (k × n) with ``y`` (n): Pearson, Spearman (Pearson
-    of average ranks) or Kendall's tau-b, as scipy computes them; NaN where undefined."""
-    x, y = np.atleast_2d(np.asarray(x, float)), np.asarray(y, float)
-    if method == "pearson":
-        return _pearson_rows(x, y)
-    if method == "spearman":
-        return _pearson_rows(_rank_rows(x), stats.rankdata(y))
-    if method == "kendall":
-        if x.shape[1] <= 2000:
-            return _kendall_b_rows(x, y)
-        return np.array([stats.kendalltau(row, y).statistic for row in x])  # O(n log n) per row
-    raise ValueError(f"unknown correlation method {method!r}; valid: {list(METHODS)}")
 
 
 def _grouped(x: np.ndarray, y: np.ndarray, groups: Sequence[np.ndarray] | None, method: str) -> np.ndarray:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-__all__ = ["CITATION", "TEXT_CAVEAT", "citation", "newstest_name", "text_caveat", "sources_line"]
+from mtlib.prose import and_list
+
+__all__ = ["CITATION", "TEXT_CAVEAT", "citation", "newstest_name", "text_caveat", "source", "sources_line"]
 
 # test set -> the tasks it comes from (news: system outputs and DA judgements; metrics: the
 # packaged scores) and the papers to cite with it
@@ -39,8 +41,19 @@ def text_caveat(test_set: str) -> str | None:
     return TEXT_CAVEAT.get(test_set)
 
 
+def source(test_set: str, language_pairs: Sequence[str]) -> str:
+    """Language pairs of one test set and where they come from: "wmt18 de-en and en-de from the
+    WMT18 news and metrics tasks (Bojar et al. 2018; Ma et al. 2018)" (without "from the …" for
+    a test set the book has no citation for)."""
+    where = f" from the {CITATION[test_set]}" if test_set in CITATION else ""
+    return f"{test_set} {and_list(language_pairs)}{where}"
+
+
 def sources_line(evalsets: Sequence[str]) -> str:
-    """The evaluation sets of a run ("TESTSET LP") and where they come from:
-    "wmt18 de-en, en-de, from the WMT18 news and metrics tasks (Bojar et al. 2018; Ma et al. 2018)"."""
-    years = list(dict.fromkeys(k.split()[0] for k in evalsets))
-    return f"{', '.join(evalsets)}, from the {'; '.join(citation(y) for y in years)}"
+    """The evaluation sets of a run ("TESTSET LP"), grouped by test set in order of first use,
+    each with where it comes from (:func:`source`), joined by semicolons."""
+    by_set: dict[str, list[str]] = {}
+    for key in evalsets:
+        test_set, lp = key.split()
+        by_set.setdefault(test_set, []).append(lp)
+    return "; ".join(source(t, lps) for t, lps in by_set.items())

@@ -14,13 +14,13 @@ ROOT = Path(__file__).resolve().parents[1]
 # Bottom to top; a module belongs to the layer of its longest listed prefix.
 LAYERS = [
     ("foundation", ["mtlib.version", "mtlib.paths", "mtlib.atomic", "mtlib.textio", "mtlib.download",
-                    "mtlib.wordnet", "mtlib.examples"]),
+                    "mtlib.wordnet", "mtlib.examples", "mtlib.prose"]),
     ("data and storage", ["mtlib.data", "mtlib.testsets", "mtlib.plain_folder", "mtlib.mqm", "mtlib.embeddings.cachefile",
                           "mtlib.embeddings.matchstore", "mtlib.embeddings.store", "mtlib.embeddings.fingerprint"]),
     ("encoders", ["mtlib.embeddings"]),
     ("metrics", ["mtlib.metrics"]),
     ("scoring engine", ["mtlib.scoring", "mtlib.bertscore", "mtlib.batch"]),
-    ("meta-evaluation", ["mtlib.prose", "mtlib.correlation", "mtlib.significance", "mtlib.bootstrap", "mtlib.ranking", "mtlib.report"]),
+    ("meta-evaluation", ["mtlib.correlation", "mtlib.significance", "mtlib.bootstrap", "mtlib.ranking", "mtlib.report"]),
     ("studies", ["mtlib.difficulty", "mtlib.vat", "mtlib.regemt", "mtlib.otem_utem_study", "mtlib.baselines_study",
                  "mtlib.own_data_study"]),
     ("command line and public face", ["mtlib.score_files", "mtlib.vat.cli", "mtlib.cli", "mtlib.__main__",

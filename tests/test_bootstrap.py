@@ -65,3 +65,23 @@ def test_bootstrap_with_segment_level_human(tiny_mtme):
         bootstrap_correlations(stats, {"sysA": 1.0}, human_segments=human_segments)
     with pytest.raises(ValueError, match="must have 4 values"):
         bootstrap_correlations(stats, None, human_segments={"sysA": np.zeros(3)})
+
+
+@pytest.mark.parametrize("method", ["pearson", "kendall", "spearman"])
+def test_resamples_computed_together_equal_scipy_one_by_one(method):
+    from mtlib.bertscore import SentenceMean
+    from mtlib.correlation import correlation_with_p
+    from mtlib.scoring import SystemStats
+    rng = np.random.default_rng(4)
+    n_sys, n_seg = 9, 40
+    data = {f"s{k}": np.column_stack([rng.normal(k / 3, 1, n_seg), np.ones(n_seg)]) for k in range(n_sys)}
+    data["s0"][:, 0] = data["s1"][:, 0]  # two systems tie in every resample
+    stats = {"M": SystemStats(SentenceMean("M", 0, "M"), ["ref"], data)}
+    human = {f"s{k}": float(k + rng.normal()) for k in range(n_sys)}
+    _, samples = bootstrap_correlations(stats, human, method, n_resamples=300, seed=2, return_samples=True)
+    counts = resample_counts(n_seg, 300, seed=2)
+    kept = sorted(human)
+    y = np.array([human[s] for s in kept])
+    want = [correlation_with_p(np.array([c @ data[s][:, 0] / n_seg for s in kept]), y, method, "b")[0]
+            for c in counts]
+    np.testing.assert_allclose(samples["M"], want, rtol=0, atol=1e-14)

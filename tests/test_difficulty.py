@@ -102,3 +102,54 @@ def test_baseline_curve_is_the_correlation_at_each_b():
                                  baseline_f=bf).system_scores()
         want = correlate(scores, human, "pearson", systems=list(top)).value
         assert curve[(curve.b == b) & (curve.method == "pearson")]["value"].item() == pytest.approx(want)
+
+
+def _random_matches(seed: int, n_systems: int = 10, n_segments: int = 60) -> dict[str, list[TokenMatches]]:
+    """float32 matches as the cache returns them: sentences of 0-150 tokens, small vocabularies
+    (so tokens repeat, some more than eight times in one sentence), empty hypotheses and references,
+    one-token references, and more than eight systems (NumPy sums eight or more values pairwise)."""
+    rng = np.random.default_rng(seed)
+    ref_ids = [rng.integers(0, 12, rng.choice([0, 1, 3, 9, 40, 150])) for _ in range(n_segments)]
+    out = {}
+    for s in range(n_systems):
+        out[f"s{s}"] = [TokenMatches(h := rng.integers(0, 20, rng.choice([0, 1, 5, 17, 60])),
+                                     rng.uniform(0.2, 1, len(h)).astype(np.float32),
+                                     r, rng.uniform(0.2, 1, len(r)).astype(np.float32)) for r in ref_ids]
+    return out
+
+
+@pytest.mark.parametrize("baseline_f", [None, 0.3, np.float64(0.4123)])
+def test_index_equals_the_pair_by_pair_definition_to_the_last_bit(baseline_f):
+    from mtlib.difficulty import DifficultyIndex
+    matches = _random_matches(1)
+    index = DifficultyIndex(matches)
+    for systems in [None, ["s2", "s0"]]:
+        chosen = list(matches if systems is None else systems)
+        # eq. 2 segment by segment, as the definition reads
+        rescale = (lambda x: x) if baseline_f is None else (lambda x: (x - baseline_f) / (1 - baseline_f))
+        want_d = [1.0 - np.stack([rescale(matches[s][i].ref_max) for s in chosen]).mean(axis=0)
+                  for i in range(60)]
+        got_d = token_difficulty(index, systems, baseline_f=baseline_f)
+        for g, w in zip(got_d, want_d):
+            np.testing.assert_array_equal(g, w)
+        stats = index.stats_arrays(index.flatten(got_d), systems, variant="authors", baseline_f=baseline_f)
+        for s in chosen:
+            want = np.array([da_precision_recall(m, d, baseline_f=baseline_f) for m, d in zip(matches[s], want_d)])
+            np.testing.assert_array_equal(stats[s][:, :2], want)
+
+
+def test_index_errors_name_the_problem():
+    from mtlib.difficulty import DifficultyIndex
+    with pytest.raises(ValueError, match="different numbers of segments"):
+        DifficultyIndex({"A": A, "B": A + B})
+    with pytest.raises(ValueError, match="system 'B' has 1 reference tokens, 'A' 2"):
+        DifficultyIndex({"A": A, "B": [tm([7], [0.3], [5], [0.3])]})
+    index = DifficultyIndex({"A": A, "B": B})
+    with pytest.raises(ValueError, match="no matches for systems"):
+        index.difficulty(["zz"])
+    with pytest.raises(ValueError, match="flat difficulty has 1 values for 2"):
+        index.flatten(np.zeros(1))
+    with pytest.raises(ValueError, match="1 segments but difficulty for 2"):
+        index.flatten([np.zeros(2), np.zeros(2)])
+    with pytest.raises(ValueError, match="segment 0: difficulty has 3 values for 2"):
+        index.flatten([np.zeros(3)])

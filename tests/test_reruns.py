@@ -48,7 +48,7 @@ def test_baselines_rerun_on_wmt18(tmp_path):
     assert found([r"wmt19"], outputs) == []
     assert "WMT18 newstest2018 sources, references and system outputs for de-en" in markdown
     assert "highest human score\n(in this run 4 of 16 for de-en)" in markdown
-    assert "Data: wmt18 de-en, from the WMT18 news and metrics tasks (Bojar et al. 2018; Ma et al. 2018)" in markdown
+    assert "Data: wmt18 de-en from the WMT18 news and metrics tasks (Bojar et al. 2018; Ma et al. 2018)" in markdown
     assert "Correlation with the human scores (wmt18, not in the paper, whose Table 1 is WMT19)" in outputs
     assert "|r| paper" not in outputs  # no empty paper columns
     assert "this run (wmt18, de-en) has no counterpart, so it is skipped" in outputs

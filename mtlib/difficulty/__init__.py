@@ -27,40 +27,35 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from mtlib.bertscore import FOfMeans, SentenceMean, TokenMatches, f_measure
+from mtlib.bertscore import FOfMeans, SentenceMean, TokenMatches
+from mtlib.difficulty.index import DifficultyIndex, rescaled as _rescaled
 from mtlib.scoring import SystemStats
 
-__all__ = ["token_difficulty", "da_precision_recall", "da_system_stats", "da_correlation_curve",
+__all__ = ["DifficultyIndex", "token_difficulty", "da_precision_recall", "da_system_stats", "da_correlation_curve",
            "da_baseline_curve", "VARIANTS"]
 
 VARIANTS = ("paper", "authors")
 
 
-def _rescaled(x: np.ndarray, baseline_f: float | None) -> np.ndarray:
-    return x if baseline_f is None else (x - baseline_f) / (1 - baseline_f)
+def _index(matches: Mapping[str, Sequence[TokenMatches]] | DifficultyIndex) -> DifficultyIndex:
+    return matches if isinstance(matches, DifficultyIndex) else DifficultyIndex(matches)
 
 
-def token_difficulty(matches: Mapping[str, Sequence[TokenMatches]], systems: Sequence[str] | None = None,
-                     *, baseline_f: float | None = None) -> list[np.ndarray]:
-    """Per segment, the difficulty of each (non-special) reference token, from ``systems``."""
-    systems = list(matches if systems is None else systems)
-    if not systems:
-        raise ValueError("token_difficulty: no systems given")
-    missing = [s for s in systems if s not in matches]
-    if missing:
-        raise ValueError(f"token_difficulty: no matches for systems {missing}")
-    n = {len(matches[s]) for s in systems}
-    if len(n) != 1:
-        raise ValueError(f"token_difficulty: systems cover different numbers of segments {sorted(n)}")
-    out = []
-    for i in range(n.pop()):
-        stacked = np.stack([_rescaled(matches[s][i].ref_max, baseline_f) for s in systems])
-        out.append(1.0 - stacked.mean(axis=0))
-    return out
+def token_difficulty(matches: Mapping[str, Sequence[TokenMatches]] | DifficultyIndex,
+                     systems: Sequence[str] | None = None, *, baseline_f: float | None = None) -> list[np.ndarray]:
+    """Per segment, the difficulty of each (non-special) reference token, from ``systems``.
+
+    ``matches``: system -> token matches, or a :class:`DifficultyIndex` of them (build one to
+    evaluate many subsets or baselines on one evaluation set)."""
+    index = _index(matches)
+    return index.split(index.difficulty(systems, baseline_f=baseline_f))
 
 
 def da_precision_recall(m: TokenMatches, d: np.ndarray, *, baseline_f: float | None = None) -> tuple[float, float]:
-    """Sentence DA-P and DA-R (eqs. 3-4) for one pair, given its reference difficulties."""
+    """Sentence DA-P and DA-R (eqs. 3-4) for one pair, given its reference difficulties.
+
+    The definition pair by pair, as the equations read; :class:`DifficultyIndex` computes the
+    same for whole evaluation sets at once (and is tested against this function)."""
     if len(d) != len(m.ref_ids):
         raise ValueError(f"difficulty has {len(d)} values for {len(m.ref_ids)} reference tokens")
     ref_max = _rescaled(m.ref_max, baseline_f)
@@ -74,34 +69,32 @@ def da_precision_recall(m: TokenMatches, d: np.ndarray, *, baseline_f: float | N
     return precision, recall
 
 
-def da_system_stats(matches: Mapping[str, Sequence[TokenMatches]], difficulty: Sequence[np.ndarray],
-                    *, variant: str = "paper", baseline_f: float | None = None, signature: str = "",
+def da_system_stats(matches: Mapping[str, Sequence[TokenMatches]] | DifficultyIndex,
+                    difficulty: Sequence[np.ndarray] | np.ndarray, *, systems: Sequence[str] | None = None,
+                    variant: str = "paper", baseline_f: float | None = None, signature: str = "",
                     ref_name: str = "ref") -> SystemStats:
     """DA-BERTScore statistics of every system in ``matches``, for correlations and bootstrap.
 
     Args:
-        matches: system -> token matches (e.g. from :meth:`BERTScorer.match_systems`).
-        difficulty: per segment reference-token difficulty (:func:`token_difficulty`).
+        matches: system -> token matches (e.g. from :meth:`BERTScorer.match_systems`), or a
+            :class:`DifficultyIndex` of them.
+        difficulty: per segment reference-token difficulty (:func:`token_difficulty`), or the
+            flat array :meth:`DifficultyIndex.difficulty` gives.
+        systems: the systems scored (default: all in ``matches``).
         variant: ``"paper"`` (mean sentence F) or ``"authors"`` (F of mean P and mean R).
         signature: the BERTScore signature the matches came from.
     """
     if variant not in VARIANTS:
         raise ValueError(f"unknown DA variant {variant!r}; valid: {list(VARIANTS)}")
-    data = {}
-    for s, ms in matches.items():
-        if len(ms) != len(difficulty):
-            raise ValueError(f"{s}: {len(ms)} segments but difficulty for {len(difficulty)}")
-        pr = np.array([da_precision_recall(m, d, baseline_f=baseline_f) for m, d in zip(ms, difficulty)])
-        ones = np.ones(len(ms))
-        data[s] = (np.column_stack([pr, f_measure(pr[:, 0], pr[:, 1]), ones]) if variant == "paper"
-                   else np.column_stack([pr, ones]))
+    index = _index(matches)
+    data = index.stats_arrays(index.flatten(difficulty), systems, variant=variant, baseline_f=baseline_f)
     sig = f"DA-{signature or 'BERTScore'}|da:{variant}|bf:{'no' if baseline_f is None else f'{baseline_f:.6g}'}"
     metric = SentenceMean("DA-BERTScore", column=2, signature=sig) if variant == "paper" \
         else FOfMeans("DA-BERTScore", sig)
     return SystemStats(metric, [ref_name], data)
 
 
-def da_correlation_curve(matches: Mapping[str, Sequence[TokenMatches]], human: Mapping[str, float | None],
+def da_correlation_curve(matches: Mapping[str, Sequence[TokenMatches]] | DifficultyIndex, human: Mapping[str, float | None],
                          ks: Sequence[int], method: str = "kendall", *, variant: str = "paper",
                          baseline_f: float | None = None) -> "pd.DataFrame":
     """Correlation of DA-BERTScore over the top-K systems, difficulty recomputed from those K.
@@ -113,17 +106,17 @@ def da_correlation_curve(matches: Mapping[str, Sequence[TokenMatches]], human: M
 
     from mtlib.correlation import correlate, top_systems
 
+    index = _index(matches)
     rows = []
     for k in ks:
         top = top_systems(human, k)
-        d = token_difficulty(matches, top, baseline_f=baseline_f)
-        scores = da_system_stats({s: matches[s] for s in top}, d, variant=variant,
-                                 baseline_f=baseline_f).system_scores()
+        d = index.difficulty(top, baseline_f=baseline_f)
+        scores = da_system_stats(index, d, systems=top, variant=variant, baseline_f=baseline_f).system_scores()
         rows.append({"k": k, "value": correlate(scores, human, method, systems=top).value})
     return pd.DataFrame(rows)
 
 
-def da_baseline_curve(matches: Mapping[str, Sequence[TokenMatches]], human: Mapping[str, float | None],
+def da_baseline_curve(matches: Mapping[str, Sequence[TokenMatches]] | DifficultyIndex, human: Mapping[str, float | None],
                       baselines: Sequence[float], *, systems: Sequence[str] | None = None,
                       methods: Sequence[str] = ("pearson", "kendall"), variant: str = "authors") -> "pd.DataFrame":
     """Correlation of DA-BERTScore with human scores as a function of the rescaling baseline.
@@ -133,7 +126,7 @@ def da_baseline_curve(matches: Mapping[str, Sequence[TokenMatches]], human: Mapp
     this curve shows how much a conclusion hangs on it. ``b = 0`` is no rescaling.
 
     Args:
-        matches: system -> token matches.
+        matches: system -> token matches, or a :class:`DifficultyIndex` of them.
         human: system -> human score.
         baselines: the values of ``b`` to evaluate.
         systems: the systems ranked, whose outputs also define the difficulty (default: all).
@@ -147,13 +140,13 @@ def da_baseline_curve(matches: Mapping[str, Sequence[TokenMatches]], human: Mapp
 
     from mtlib.correlation import correlate
 
-    systems = list(matches if systems is None else systems)
-    chosen = {s: matches[s] for s in systems}
+    index = _index(matches)
+    systems = index.systems if systems is None else list(systems)
     rows = []
     for b in baselines:
         bf = None if b == 0 else float(b)
-        d = token_difficulty(chosen, baseline_f=bf)
-        scores = da_system_stats(chosen, d, variant=variant, baseline_f=bf).system_scores()
+        d = index.difficulty(systems, baseline_f=bf)
+        scores = da_system_stats(index, d, systems=systems, variant=variant, baseline_f=bf).system_scores()
         for method in methods:
             rows.append({"b": float(b), "method": method,
                          "value": correlate(scores, human, method, systems=systems).value})

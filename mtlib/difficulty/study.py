@@ -38,7 +38,8 @@ import pandas as pd
 from mtlib.bertscore import TokenMatches, exact_matches, prf_system_stats
 from mtlib.bootstrap import bootstrap_correlations
 from mtlib.correlation import correlate, correlation_curve, correlation_table, top_systems
-from mtlib.difficulty import da_baseline_curve, da_correlation_curve, da_system_stats, token_difficulty
+from mtlib.difficulty import (DifficultyIndex, da_baseline_curve, da_correlation_curve, da_system_stats,
+                              token_difficulty)
 from mtlib.report import beside_paper, max_abs_delta, wide_beside_paper
 from mtlib.scoring import SystemStats
 from mtlib.significance import min_pvalue, p_text, perm_both_systems
@@ -66,15 +67,14 @@ PAPER_NAME = {"BLEU (intl)": "BLEU", "TER": "TER", "METEOR": "METEOR", "BERTScor
 HELD_APART = {"wmt19": "wmt18", "wmt18": "wmt19"}
 
 
-def da_pair(matches: Mapping[str, Sequence[TokenMatches]], top: Sequence[str], baseline_f: float | None = None,
-            *, variant: str = "authors", signature: str = "") -> dict[str, SystemStats]:
+def da_pair(matches: Mapping[str, Sequence[TokenMatches]] | DifficultyIndex, top: Sequence[str],
+            baseline_f: float | None = None, *, variant: str = "authors", signature: str = "") -> dict[str, SystemStats]:
     """DA-BERTScore over all systems (``"all"``) and over ``top`` (``"top30"``), the difficulty
     computed from exactly the systems scored, similarities rescaled by ``baseline_f``."""
-    top_matches = {s: matches[s] for s in top}
-    return {"all": da_system_stats(matches, token_difficulty(matches, baseline_f=baseline_f), variant=variant,
-                                   baseline_f=baseline_f, signature=signature),
-            "top30": da_system_stats(top_matches, token_difficulty(top_matches, baseline_f=baseline_f),
-                                     variant=variant, baseline_f=baseline_f, signature=signature)}
+    index = matches if isinstance(matches, DifficultyIndex) else DifficultyIndex(matches)
+    return {name: da_system_stats(index, index.difficulty(systems, baseline_f=baseline_f), systems=systems,
+                                  variant=variant, baseline_f=baseline_f, signature=signature)
+            for name, systems in {"all": None, "top30": list(top)}.items()}
 
 
 @dataclass
@@ -86,6 +86,7 @@ class EvalsetRun:
     top: list[str]
     stats: dict[str, SystemStats]  # surface metrics and BERTScore
     matches: dict[str, list[TokenMatches]]
+    index: DifficultyIndex  # the matches, flat, for DA-BERTScore at any b and subset
     baseline: tuple[float, float, float]  # in-set (P, R, F) of unrelated pairs; b = F
     held: tuple[float, float, float] | None  # the same from the held-apart set
     held_from: str | None
@@ -129,15 +130,15 @@ def evalset_run(evs, stats: Mapping[str, SystemStats], matches: Mapping[str, Seq
     human = evs.human_sys()
     top = top_systems(human, fraction=top_fraction)
     bf = baseline[2]
-    top_matches = {s: matches[s] for s in top}
+    index = DifficultyIndex(matches)
     bs = [bf] + ([held[2]] if held is not None else [])
     return EvalsetRun(
-        evs=evs, human=human, top=top, stats=dict(stats), matches=dict(matches), baseline=baseline, held=held,
-        held_from=held_from, d_all=token_difficulty(matches, baseline_f=bf),
-        d_top=token_difficulty(top_matches, baseline_f=bf),
-        da=da_pair(matches, top, bf, signature=signature),
-        da_raw=da_pair(matches, top, variant="paper", signature=signature),
-        da_held=da_pair(matches, top, held[2], signature=signature) if held is not None else None,
+        evs=evs, human=human, top=top, stats=dict(stats), matches=dict(matches), index=index, baseline=baseline,
+        held=held, held_from=held_from, d_all=token_difficulty(index, baseline_f=bf),
+        d_top=token_difficulty(index, top, baseline_f=bf),
+        da=da_pair(index, top, bf, signature=signature),
+        da_raw=da_pair(index, top, variant="paper", signature=signature),
+        da_held=da_pair(index, top, held[2], signature=signature) if held is not None else None,
         b_range=(max(0.0, min(bs) - b_margin), max(bs) + b_margin))
 
 
@@ -241,7 +242,7 @@ def baseline_curves(runs: Mapping[str, EvalsetRun], grid: Sequence[float]) -> pd
     for key, r in runs.items():
         bs = sorted(set(grid) | {r.baseline[2]} | ({r.held[2]} if r.held is not None else set()))
         for subset, systems in r.subsets.items():
-            curves.append(da_baseline_curve(r.matches, r.human, bs, systems=systems).assign(evalset=key,
+            curves.append(da_baseline_curve(r.index, r.human, bs, systems=systems).assign(evalset=key,
                                                                                           subset=subset))
     return pd.concat(curves, ignore_index=True)
 
@@ -328,7 +329,7 @@ def topk_curves(runs: Mapping[str, EvalsetRun], method: str = "kendall") -> pd.D
         oriented = {m: {s: (v if st.metric.higher_is_better else -v) for s, v in st.system_scores().items()}
                     for m, st in r.stats.items()}
         c = correlation_curve(oriented, r.human, method, ks=ks)
-        da_curve = da_correlation_curve(r.matches, r.human, ks, method, variant="authors",
+        da_curve = da_correlation_curve(r.index, r.human, ks, method, variant="authors",
                                         baseline_f=r.baseline[2])
         curves.append(pd.concat([c, da_curve.assign(metric=DA)]).assign(evalset=key))
     return pd.concat(curves, ignore_index=True)
@@ -395,8 +396,8 @@ def bootstrap_gain(runs: Mapping[str, EvalsetRun], *, n_resamples: int, seed: in
     for key, r in runs.items():
         lo, hi = r.b_range
         da_by_b = {"in-set": r.da, "held apart": r.da_held,
-                   "range low": da_pair(r.matches, r.top, lo, signature=signature),
-                   "range high": da_pair(r.matches, r.top, hi, signature=signature)}
+                   "range low": da_pair(r.index, r.top, lo, signature=signature),
+                   "range high": da_pair(r.index, r.top, hi, signature=signature)}
         for subset, systems in r.subsets.items():
             for method in methods:
                 for b_name, da_b in da_by_b.items():
@@ -570,8 +571,9 @@ def overlap_scores(run: EvalsetRun, subwords: str) -> dict[str, dict[str, dict[s
     version (difficulty from the subset's systems)."""
     exact = {s: exact_matches(m) for s, m in run.matches.items()}
     overlap = prf_system_stats("Overlap F", exact, "Overlap|subwords:" + subwords, [run.evs.std_ref])
-    da_overlap = {"all": da_system_stats(exact, token_difficulty(exact)),
-                  "top30": da_system_stats({s: exact[s] for s in run.top}, token_difficulty(exact, run.top))}
+    index = DifficultyIndex(exact)
+    da_overlap = {subset: da_system_stats(index, index.difficulty(systems), systems=systems)
+                  for subset, systems in {"all": None, "top30": run.top}.items()}
     return {subset: {"BERTScore": run.stats["BERTScore"].system_scores(), DA: run.da[subset].system_scores(),
                      "Overlap F": overlap.system_scores(), "DA-Overlap F": da_overlap[subset].system_scores()}
             for subset in run.subsets}

@@ -163,10 +163,6 @@ class Embedder:
             bar.close()
         return found
 
-    def remember(self, texts: Iterable[str]) -> None:
-        """Keeps these sentences in memory (e.g. the references, used by every system)."""
-        self._memory.update(self.embed(texts))
-
 
 @lru_cache(maxsize=4)
 def shared_embedder(model: str, layer: int | None, precision: str):

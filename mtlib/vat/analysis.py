@@ -22,7 +22,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from mtlib.bootstrap import resample_counts
-from mtlib.correlation import METHODS, correlation_with_p, paired
+from mtlib.correlation import METHODS, correlation_with_p, paired, row_correlations
 from mtlib.scoring import SystemStats, common_segment_count
 
 __all__ = ["jaccard", "expected_jaccard", "restrict", "weighted_correlations", "random_subset_masks",
@@ -70,6 +70,8 @@ def weighted_correlations(ss: SystemStats, human: Mapping[str, float | None], we
     if n != {weights.shape[1]}:
         raise ValueError(f"weights have {weights.shape[1]} columns, the statistics {sorted(n)} segments")
     scores = np.stack([sign * ss.metric.scores_from_stats(weights @ ss[s]) for s in kept], axis=1)
+    if method != "kendall" or variant == "b":
+        return row_correlations(scores, y, method)  # every weighting in one array operation
     return np.array([correlation_with_p(row, y, method, variant)[0] for row in scores])
 
 
