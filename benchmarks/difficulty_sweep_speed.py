@@ -4,7 +4,7 @@ The difficulty-aware chapter evaluates DA-BERTScore at 29 baselines b, for all s
 top 30%, on four evaluation sets (the baseline-sensitivity curves), and again for every top-K
 subset (Figure 2). Each evaluation recomputes every reference token's difficulty and every
 pair's DA-P and DA-R. Issue 20 asks for the book's rerun from warm caches to take minutes, and
-this sweep took 12 of its 20. This benchmark times one such sweep both ways on the same
+this sweep took 12 of its 20 (cell timings of the 2026-11-25 run). This benchmark times one such sweep both ways on the same
 matches, checks that the two agree to the last bit, and prints the ratio.
 
 The cost depends on the shapes, not the values, so the matches are synthetic unless

@@ -142,14 +142,18 @@ def row_correlations(x: np.ndarray, y: np.ndarray, method: str = "pearson") -> n
     of average ranks) or Kendall's tau-b, as scipy computes them; NaN where undefined."""
     x, y = np.atleast_2d(np.asarray(x, float)), np.asarray(y, float)
     if method == "pearson":
-        return _pearson_rows(x, y)
-    if method == "spearman":
-        return _pearson_rows(_rank_rows(x), stats.rankdata(y))
-    if method == "kendall":
-        if x.shape[1] <= 2000:
-            return _kendall_b_rows(x, y)
-        return np.array([stats.kendalltau(row, y).statistic for row in x])  # O(n log n) per row
-    raise ValueError(f"unknown correlation method {method!r}; valid: {list(METHODS)}")
+        out = _pearson_rows(x, y)
+    elif method == "spearman":
+        out = _pearson_rows(_rank_rows(x), stats.rankdata(y))
+    elif method == "kendall":
+        out = (_kendall_b_rows(x, y) if x.shape[1] <= 2000
+               else np.array([stats.kendalltau(row, y).statistic for row in x]))  # O(n log n) per row
+    else:
+        raise ValueError(f"unknown correlation method {method!r}; valid: {list(METHODS)}")
+    # Undefined for a constant side, as in correlation_with_p: a row of equal values whose mean
+    # is not exactly representable would otherwise leave tiny deviations and a spurious r.
+    constant = (np.ptp(x, axis=1) == 0) if x.shape[1] else np.ones(len(x), bool)
+    return np.where(constant | (x.shape[1] < 2) | (y.size == 0 or np.ptp(y) == 0), np.nan, out)
 
 
 def segment_correlation(metric: Mapping[str, Sequence[float]], human: Mapping[str, Sequence[float | None]],

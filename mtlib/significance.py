@@ -28,7 +28,7 @@ import numpy as np
 
 from mtlib.correlation import KENDALL_VARIANTS, METHODS, paired, row_correlations
 
-__all__ = ["PermutationResult", "perm_both", "perm_both_systems", "min_pvalue", "p_text", "row_correlations",
+__all__ = ["PermutationResult", "perm_both", "perm_both_systems", "min_pvalue", "p_text",
            "pairwise_accuracy", "pooled_pairwise_accuracy", "AVERAGE_BY"]
 
 AVERAGE_BY = ("none", "item", "sys")  # mt-metrics-eval's names: pool, by segment, by system

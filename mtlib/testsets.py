@@ -53,7 +53,7 @@ def sources_line(evalsets: Sequence[str]) -> str:
     """The evaluation sets of a run ("TESTSET LP"), grouped by test set in order of first use,
     each with where it comes from (:func:`source`), joined by semicolons."""
     by_set: dict[str, list[str]] = {}
-    for key in evalsets:
+    for key in dict.fromkeys(evalsets):
         test_set, lp = key.split()
         by_set.setdefault(test_set, []).append(lp)
     return "; ".join(source(t, lps) for t, lps in by_set.items())

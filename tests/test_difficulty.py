@@ -142,8 +142,11 @@ def test_index_errors_name_the_problem():
     from mtlib.difficulty import DifficultyIndex
     with pytest.raises(ValueError, match="different numbers of segments"):
         DifficultyIndex({"A": A, "B": A + B})
-    with pytest.raises(ValueError, match="system 'B' has 1 reference tokens, 'A' 2"):
+    with pytest.raises(ValueError, match=r"system 'B' has 1 reference token\(s\), 'A' 2"):
         DifficultyIndex({"A": A, "B": [tm([7], [0.3], [5], [0.3])]})
+    mixed = TokenMatches(np.array([5]), np.array([0.9], np.float32), np.array([5, 6]), np.array([0.9, 1.0]))
+    with pytest.raises(ValueError, match="several dtypes"):
+        DifficultyIndex({"A": A, "B": [mixed]})
     index = DifficultyIndex({"A": A, "B": B})
     with pytest.raises(ValueError, match="no matches for systems"):
         index.difficulty(["zz"])

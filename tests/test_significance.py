@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from mtlib.correlation import row_correlations
 from mtlib.significance import (PermutationResult, min_pvalue, p_text, pairwise_accuracy, perm_both,
-                                perm_both_systems, pooled_pairwise_accuracy, row_correlations)
+                                perm_both_systems, pooled_pairwise_accuracy)
 
 RNG = np.random.default_rng(0)
 HUMAN = RNG.normal(size=12)
@@ -22,6 +23,9 @@ def test_row_correlations_equal_scipys(method, scipy_fn):
     want = [scipy_fn(row, y).statistic for row in x]
     assert row_correlations(x, y, method) == pytest.approx(want, abs=1e-12)
     assert np.isnan(row_correlations(np.ones((1, 12)), y, method)[0])  # constant row: undefined
+    # 0.1 repeated has a mean that is not exactly 0.1: still constant, still undefined
+    assert np.isnan(row_correlations(np.full((1, 7), 0.1), y[:7], method)[0])
+    assert np.isnan(row_correlations(x[:, :7], np.full(7, 0.7), method)).all()
     with pytest.raises(ValueError, match="unknown correlation method"):
         row_correlations(x, y, "cosine")
 

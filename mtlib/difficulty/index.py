@@ -9,7 +9,8 @@ of array operations over all tokens.
 It computes exactly what the per-pair definitions do (:func:`mtlib.difficulty.da_precision_recall`
 is the reference it is tested against): the same operations in the same precision, and each
 sentence's sum grouped as NumPy groups it for the sentence alone, so the values agree to
-the last bit (tested on random matches and on the book's evaluation sets).
+the last bit (tested on random matches in tests/test_difficulty.py, and checked on WMT19 de-en's
+cached matches by benchmarks/difficulty_sweep_speed.py).
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ class _System:
 
 class DifficultyIndex:
     """One evaluation set's token matches (system -> one :class:`TokenMatches` per segment),
-    flat, for :meth:`difficulty` and :meth:`system_stats` over any subset of its systems.
+    flat, for :meth:`difficulty` and :meth:`stats_arrays` over any subset of its systems.
 
     Every system must cover the same segments with the same number of reference tokens (one
     reference, tokenised once).
@@ -96,12 +97,18 @@ class DifficultyIndex:
         self._ref_sums = _SentenceSums(self.ref_bounds)
         self._one_token = self.ref_bounds[:-1][ref_len == 1]
         self._ref_segment = np.repeat(np.arange(self.n_segments, dtype=np.int64), ref_len)
+        # Flat arrays hold one dtype; a mix (float32 from the cache, float64 elsewhere) would be
+        # promoted and no longer equal the pair-by-pair values.
+        dtypes = {np.asarray(x).dtype for ms in matches.values() for m in ms for x in (m.hyp_max, m.ref_max)}
+        if len(dtypes) > 1:
+            raise ValueError(f"token similarities come in several dtypes {sorted(map(str, dtypes))}; "
+                             "give one evaluation set's matches in one dtype")
         self._systems: dict[str, _System] = {}
         for s, ms in matches.items():
             lengths = np.array([len(m.ref_ids) for m in ms], np.int64)
             if not np.array_equal(lengths, ref_len):
                 i = int(np.flatnonzero(lengths != ref_len)[0])
-                raise ValueError(f"segment {i}: system {s!r} has {lengths[i]} reference tokens, "
+                raise ValueError(f"segment {i}: system {s!r} has {lengths[i]} reference token(s), "
                                  f"{first!r} {ref_len[i]} (one reference, tokenised once, is required)")
             hyp_bounds = np.concatenate([[0], np.cumsum([len(m.hyp_ids) for m in ms], dtype=np.int64)])
             self._systems[s] = _System(
