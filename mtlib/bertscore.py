@@ -87,12 +87,25 @@ def prf_system_stats(name: str, matches: Mapping[str, Sequence[TokenMatches]], s
 def exact_matches(matches: Sequence[TokenMatches]) -> list[TokenMatches]:
     """The same pairs scored by token identity instead of cosine: 1 when the token id occurs
     on the other side, else 0. Its P/R/F is a bag-of-subwords overlap, a surface metric to
-    which difficulty weighting applies unchanged."""
-    out = []
-    for m in matches:
-        out.append(TokenMatches(m.hyp_ids, np.isin(m.hyp_ids, m.ref_ids).astype(float),
-                                m.ref_ids, np.isin(m.ref_ids, m.hyp_ids).astype(float)))
-    return out
+    which difficulty weighting applies unchanged.
+
+    All pairs are looked up at once: each token becomes the key (pair number, token id), and one
+    ``np.isin`` over every pair's keys is ``np.isin`` per pair (tested)."""
+    matches = list(matches)
+    if not matches:
+        return []
+    hyp_lens = np.array([len(m.hyp_ids) for m in matches])
+    ref_lens = np.array([len(m.ref_ids) for m in matches])
+
+    def keys(ids_of, lens):
+        ids = np.concatenate([np.asarray(ids_of(m), np.int64) for m in matches])
+        if ids.size and (ids.min() < 0 or ids.max() >= 1 << 32):
+            raise ValueError("token ids must lie in [0, 2**32)")
+        return (np.repeat(np.arange(len(matches), dtype=np.int64), lens) << 32) | ids
+    hyp_keys, ref_keys = keys(lambda m: m.hyp_ids, hyp_lens), keys(lambda m: m.ref_ids, ref_lens)
+    hyp_hit = np.split(np.isin(hyp_keys, ref_keys).astype(float), np.cumsum(hyp_lens)[:-1])
+    ref_hit = np.split(np.isin(ref_keys, hyp_keys).astype(float), np.cumsum(ref_lens)[:-1])
+    return [TokenMatches(m.hyp_ids, h, m.ref_ids, r) for m, h, r in zip(matches, hyp_hit, ref_hit)]
 
 
 def _warn_empty(matches: Sequence[TokenMatches], where: str = "") -> None:

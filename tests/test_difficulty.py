@@ -69,6 +69,24 @@ def test_exact_matches_give_token_overlap():
     assert (p, r) == (pytest.approx(1 / 3), pytest.approx(1 / 2)) and f == pytest.approx(0.4)
 
 
+def test_exact_matches_of_many_pairs_at_once_equal_one_lookup_per_pair():
+    """One np.isin over (pair, token) keys must equal np.isin pair by pair: tokens of one pair
+    never match another pair's, empty sides and repeated ids included."""
+    from mtlib.bertscore import exact_matches
+    rng = np.random.default_rng(3)
+    pairs = []
+    for n_h, n_r in [(0, 4), (3, 0), (0, 0), (1, 1)] + [tuple(rng.integers(0, 30, 2)) for _ in range(200)]:
+        h, r = rng.integers(0, 12, n_h), rng.integers(0, 12, n_r)  # few ids: many repeats, many hits
+        pairs.append(tm(h, rng.random(n_h), r, rng.random(n_r)))
+    pairs.append(tm([2**31 + 5, 7], [0.1, 0.2], [2**31 + 5], [0.3]))  # a large id keeps its pair
+    got = exact_matches(pairs)
+    assert len(got) == len(pairs) and exact_matches([]) == []
+    for m, g in zip(pairs, got):
+        np.testing.assert_array_equal(g.hyp_max, np.isin(m.hyp_ids, m.ref_ids).astype(float))
+        np.testing.assert_array_equal(g.ref_max, np.isin(m.ref_ids, m.hyp_ids).astype(float))
+        assert g.hyp_max.dtype == np.float64 and g.hyp_ids is m.hyp_ids
+
+
 def test_da_curve_recomputes_difficulty_per_k():
     from mtlib.difficulty import da_correlation_curve
     rng = np.random.default_rng(0)

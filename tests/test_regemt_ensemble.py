@@ -98,3 +98,61 @@ def test_a_random_split_rewards_memorising_the_sources():
     assert by_rows.choice == "mlp" and by_rows.inner_r2["mlp"] > 0.5
     # held-out sources: their codes say nothing about their level
     assert by_source.inner_r2["mlp"] < 0.2 and by_source.inner_r2["linear"] < 0.2
+
+
+def _fits_on_disk():
+    from mtlib import paths
+    return sorted((paths.cache_dir() / "fits").glob("*.pkl"))
+
+
+def test_a_repeated_fit_is_read_from_the_cache(monkeypatch):
+    """The second fit of the same rows is the first one read back (no scikit-learn fit runs:
+    the candidates are made to fail), with the same predictions to the last bit; a changed
+    input (the seed, one target value, a feature name) is a new entry."""
+    from mtlib.regemt import ensemble
+    feats, y = _linear_rows(n=80)
+    groups = [f"s{i // 4}" for i in range(len(y))]
+    first = fit_ensemble(feats, y, groups=groups, seed=5)
+    assert len(_fits_on_disk()) == 1
+
+    def no_fitting(seed):
+        raise AssertionError("refitted instead of reading the cache")
+    with monkeypatch.context() as patch:  # (undo() would also undo the test's own cache folder)
+        patch.setattr(ensemble, "_candidates", no_fitting)
+        again = fit_ensemble(feats, y, groups=groups, seed=5)
+    assert (again.choice, again.inner_r2, again.features) == (first.choice, first.inner_r2, first.features)
+    np.testing.assert_array_equal(again.predict(feats), first.predict(feats))
+
+    changed_y = y.copy()
+    changed_y[0] += 1e-12
+    fit_ensemble(feats, y, groups=groups, seed=6)
+    fit_ensemble(feats, changed_y, groups=groups, seed=5)
+    fit_ensemble(feats.rename(columns={"noise": "other"}), y, groups=groups, seed=5)
+    assert len(_fits_on_disk()) == 4
+
+
+def test_no_cache_fits_afresh_and_writes_nothing(tmp_path):
+    feats, y = _linear_rows(n=60)
+    fitted = fit_ensemble(feats, y, inner_split="random", cache=False)
+    assert _fits_on_disk() == []
+    folder = tmp_path / "elsewhere"
+    again = fit_ensemble(feats, y, inner_split="random", cache=folder)
+    assert len(list((folder / "fits").glob("*.pkl"))) == 1
+    np.testing.assert_array_equal(again.predict(feats), fitted.predict(feats))
+
+
+@pytest.mark.parametrize("damage", [b"", b"not a pickle", "other key"])
+def test_a_damaged_or_foreign_cache_entry_is_refitted_with_a_warning(damage):
+    import pickle
+    feats, y = _linear_rows(n=60)
+    first = fit_ensemble(feats, y, inner_split="random")
+    [entry] = _fits_on_disk()
+    if damage == "other key":
+        entry.write_bytes(pickle.dumps(("another key", first)))
+    else:
+        entry.write_bytes(damage)
+    with pytest.warns(UserWarning, match=r"fit cache entry .* (is unreadable .*|was written for another fit); refitting"):
+        again = fit_ensemble(feats, y, inner_split="random")
+    np.testing.assert_array_equal(again.predict(feats), first.predict(feats))
+    with open(entry, "rb") as f:  # replaced by the refit
+        assert pickle.load(f)[0] != "another key"

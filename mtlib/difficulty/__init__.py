@@ -37,17 +37,13 @@ __all__ = ["DifficultyIndex", "token_difficulty", "da_precision_recall", "da_sys
 VARIANTS = ("paper", "authors")
 
 
-def _index(matches: Mapping[str, Sequence[TokenMatches]] | DifficultyIndex) -> DifficultyIndex:
-    return matches if isinstance(matches, DifficultyIndex) else DifficultyIndex(matches)
-
-
 def token_difficulty(matches: Mapping[str, Sequence[TokenMatches]] | DifficultyIndex,
                      systems: Sequence[str] | None = None, *, baseline_f: float | None = None) -> list[np.ndarray]:
     """Per segment, the difficulty of each (non-special) reference token, from ``systems``.
 
     ``matches``: system -> token matches, or a :class:`DifficultyIndex` of them (build one to
     evaluate many subsets or baselines on one evaluation set)."""
-    index = _index(matches)
+    index = DifficultyIndex.of(matches)
     return index.split(index.difficulty(systems, baseline_f=baseline_f))
 
 
@@ -86,7 +82,7 @@ def da_system_stats(matches: Mapping[str, Sequence[TokenMatches]] | DifficultyIn
     """
     if variant not in VARIANTS:
         raise ValueError(f"unknown DA variant {variant!r}; valid: {list(VARIANTS)}")
-    index = _index(matches)
+    index = DifficultyIndex.of(matches)
     data = index.stats_arrays(index.flatten(difficulty), systems, variant=variant, baseline_f=baseline_f)
     sig = f"DA-{signature or 'BERTScore'}|da:{variant}|bf:{'no' if baseline_f is None else f'{baseline_f:.6g}'}"
     metric = SentenceMean("DA-BERTScore", column=2, signature=sig) if variant == "paper" \
@@ -106,7 +102,7 @@ def da_correlation_curve(matches: Mapping[str, Sequence[TokenMatches]] | Difficu
 
     from mtlib.correlation import correlate, top_systems
 
-    index = _index(matches)
+    index = DifficultyIndex.of(matches)
     rows = []
     for k in ks:
         top = top_systems(human, k)
@@ -140,7 +136,7 @@ def da_baseline_curve(matches: Mapping[str, Sequence[TokenMatches]] | Difficulty
 
     from mtlib.correlation import correlate
 
-    index = _index(matches)
+    index = DifficultyIndex.of(matches)
     systems = index.systems if systems is None else list(systems)
     rows = []
     for b in baselines:

@@ -116,6 +116,12 @@ class DifficultyIndex:
                 hyp_max=_concat([m.hyp_max for m in ms]), hyp_ids=_concat([m.hyp_ids for m in ms], np.int64),
                 hyp_bounds=hyp_bounds, hyp_sums=_SentenceSums(hyp_bounds))
 
+    @classmethod
+    def of(cls, matches: "Mapping[str, Sequence[TokenMatches]] | DifficultyIndex") -> "DifficultyIndex":
+        """``matches`` itself when it is an index already, else a new index of them: functions
+        that take either build it once."""
+        return matches if isinstance(matches, cls) else cls(matches)
+
     @property
     def systems(self) -> list[str]:
         return list(self._systems)

@@ -71,7 +71,7 @@ def da_pair(matches: Mapping[str, Sequence[TokenMatches]] | DifficultyIndex, top
             baseline_f: float | None = None, *, variant: str = "authors", signature: str = "") -> dict[str, SystemStats]:
     """DA-BERTScore over all systems (``"all"``) and over ``top`` (``"top30"``), the difficulty
     computed from exactly the systems scored, similarities rescaled by ``baseline_f``."""
-    index = matches if isinstance(matches, DifficultyIndex) else DifficultyIndex(matches)
+    index = DifficultyIndex.of(matches)
     return {name: da_system_stats(index, index.difficulty(systems, baseline_f=baseline_f), systems=systems,
                                   variant=variant, baseline_f=baseline_f, signature=signature)
             for name, systems in {"all": None, "top30": list(top)}.items()}

@@ -20,13 +20,21 @@ As the authors' code (``shared/papers/README.md``), but for the inner split of t
 
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
+import tempfile
 import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
+
+from mtlib import paths
+from mtlib.version import library_versions
 
 __all__ = ["INNER_SPLITS", "split_by_source", "inner_split_rows", "FittedEnsemble", "fit_ensemble", "ablation", "permutation_importance"]
 
@@ -135,13 +143,58 @@ class FittedEnsemble:
         return self.pipeline.predict(x)
 
 
+# Bump when the candidates, the pipeline or the selection change: the key then changes with it.
+FIT_VERSION = "1"
+
+
+def _fit_key(x: np.ndarray, y: np.ndarray, names: Sequence[str], fit_rows: np.ndarray, val_rows: np.ndarray,
+             seed: int, inner_split: str) -> str:
+    digest = hashlib.sha256()
+    digest.update(repr((FIT_VERSION, library_versions("sklearn", "numpy", "scipy"), list(names), x.shape, seed,
+                        inner_split)).encode())
+    for array in (x, y, fit_rows.astype(np.int64), val_rows.astype(np.int64)):
+        digest.update(np.ascontiguousarray(array).tobytes())
+        digest.update(b"|")
+    return digest.hexdigest()
+
+
+def _read_fit(path: Path, key: str) -> FittedEnsemble | None:
+    if not path.is_file():
+        return None
+    try:
+        with path.open("rb") as f:
+            stored_key, fitted = pickle.load(f)
+    except Exception as err:  # truncated or foreign file: refit and replace it
+        warnings.warn(f"ensemble fit cache entry {path} is unreadable ({type(err).__name__}: {err}); refitting",
+                      stacklevel=3)
+        return None
+    if stored_key != key or not isinstance(fitted, FittedEnsemble):
+        warnings.warn(f"ensemble fit cache entry {path} was written for another fit; refitting", stacklevel=3)
+        return None
+    return fitted
+
+
+def _write_fit(path: Path, key: str, fitted: FittedEnsemble) -> None:
+    # A unique temporary name and a rename: processes sharing the cache never see half a file.
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.stem + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            pickle.dump((key, fitted), f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def fit_ensemble(features: pd.DataFrame, target: Sequence[float], *, seed: int = 42,
                  inner_fraction: float = 0.2, groups: Sequence[str] | None = None,
-                 inner_split: str = "source") -> FittedEnsemble:
+                 inner_split: str = "source", cache: bool | str | os.PathLike = True) -> FittedEnsemble:
     """Chooses the regressor by R² on an inner split of the training rows
     (:func:`inner_split_rows`: by the source texts ``groups``, or rows at random with
     ``inner_split="random"``), then refits it on all of them. ``seed`` seeds the split, the
-    imputer and the MLP."""
+    imputer and the MLP. ``cache``: read and write the fit cache (``True``: under
+    ``MTLIB_CACHE``; a folder; ``False``: fit afresh)."""
     from sklearn.base import clone
     from sklearn.metrics import r2_score
     y = np.asarray(target, dtype=float)
@@ -155,6 +208,13 @@ def fit_ensemble(features: pd.DataFrame, target: Sequence[float], *, seed: int =
     if imputed:
         warnings.warn(f"ensemble: imputing missing or infinite training values {imputed}", stacklevel=2)
     fit_rows, val_rows = inner_split_rows(len(y), groups=groups, how=inner_split, fraction=inner_fraction, seed=seed)
+    path = key = None
+    if cache:
+        key = _fit_key(x, y, features.columns, fit_rows, val_rows, seed, inner_split)
+        path = (paths.cache_dir() if cache is True else Path(cache)) / "fits" / f"{key}.pkl"
+        cached = _read_fit(path, key)
+        if cached is not None:
+            return cached
     x_fit, x_val, y_fit, y_val = x[fit_rows], x[val_rows], y[fit_rows], y[val_rows]
     scores = {}
     with warnings.catch_warnings():
@@ -166,7 +226,10 @@ def fit_ensemble(features: pd.DataFrame, target: Sequence[float], *, seed: int =
             scores[name] = float(r2_score(y_val, pipe.predict(x_val)))
         choice = max(scores, key=scores.get)
         final = _pipeline(clone(_candidates(seed)[choice]), seed).fit(x, y)
-    return FittedEnsemble(list(features.columns), choice, scores, final, imputed, inner_split)
+    fitted = FittedEnsemble(list(features.columns), choice, scores, final, imputed, inner_split)
+    if path is not None:
+        _write_fit(path, key, fitted)
+    return fitted
 
 
 def ablation(train: pd.DataFrame, y_train: Sequence[float], test: pd.DataFrame, y_test: Sequence[float], *,

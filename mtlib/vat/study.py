@@ -30,7 +30,7 @@ import pandas as pd
 
 from mtlib.correlation import correlate, top_systems
 from mtlib.data import EvalSet, load_evalset
-from mtlib.difficulty import da_system_stats, token_difficulty
+from mtlib.difficulty import DifficultyIndex, da_system_stats, token_difficulty
 from mtlib.embeddings.models import PRECISIONS
 from mtlib.metrics import get_metric
 from mtlib.metrics.compositionality import SPACY_DISABLED
@@ -1006,18 +1006,19 @@ def da_bertscore_rows(R: Mapping[str, Direction], keys: Sequence[str], scorer, b
         matches = scorer.match_systems(evs)
         bf = scorer.estimate_baseline_evalset(evs, n_pairs=baseline_pairs, seed=seed)[2]
         top = top_systems(r.human, fraction=0.3)
+        index = DifficultyIndex(matches)  # every system's matches, flat, once per set
         for group, systems in {"all": list(evs.mt_systems), "top30": top}.items():
-            sub = {s: matches[s] for s in systems}
-            diff = token_difficulty(sub, baseline_f=bf)
+            diff = token_difficulty(index, systems, baseline_f=bf)
             for subset in SUBSETS:
                 ids = None if subset == "original" else r.ids[subset]
                 if subset != "original" and ids is None:
                     continue
                 if ids is None:
-                    da = da_system_stats(sub, diff, variant="authors", baseline_f=bf, signature=scorer.signature)
+                    da = da_system_stats(index, diff, systems=systems, variant="authors", baseline_f=bf,
+                                         signature=scorer.signature)
                     bs = r.stats["BERTS-F"]
                 else:
-                    da = da_system_stats({s: [m[i] for i in ids] for s, m in sub.items()}, [diff[i] for i in ids],
+                    da = da_system_stats({s: [matches[s][i] for i in ids] for s in systems}, [diff[i] for i in ids],
                                          variant="authors", baseline_f=bf, signature=scorer.signature)
                     bs = va.restrict(r.stats["BERTS-F"], ids)
                 scores = {"BERTS-F": bs.system_scores(), "DA-BERTScore": da.system_scores()}
