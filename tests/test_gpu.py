@@ -39,8 +39,10 @@ def tiny_bert(tmp_path_factory) -> str:
     return str(folder)
 
 
-def _prf(model: str, device: str, precision: str = "fp32") -> np.ndarray:
-    with BERTScorer(model, 2, device=device, precision=precision, cache=False, progress=False) as scorer:
+def _prf(model: str, device: str, precision: str = "fp32", matching: str | None = None) -> np.ndarray:
+    with BERTScorer(model, 2, device=device, precision=precision, cache=False, progress=False,
+                    matching=matching) as scorer:
+        assert scorer.matching == (matching or ("batched" if device == "cuda" else "pairwise"))
         return scorer.score(HYPS, REFS)
 
 
@@ -61,7 +63,9 @@ def test_static_vectors_from_any_local_model(tiny_bert):
 
 @gpu
 def test_bertscore_on_the_gpu_equals_the_cpu(tiny_bert):
+    # the GPU matches in batches on the device by default; pairwise there too, as on the CPU
     np.testing.assert_allclose(_prf(tiny_bert, "cuda"), _prf(tiny_bert, "cpu"), atol=1e-5)
+    np.testing.assert_allclose(_prf(tiny_bert, "cuda", matching="pairwise"), _prf(tiny_bert, "cpu"), atol=1e-5)
 
 
 @gpu

@@ -115,14 +115,20 @@ class Embedder:
             batches.append(current)
         return batches
 
-    def embed(self, texts: Iterable[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """text -> (token ids, (tokens, dim) unit-normalised float32 embeddings), each unique text once."""
+    def embed(self, texts: Iterable[str], *, on_device: bool = False) -> dict[str, tuple[np.ndarray, object]]:
+        """text -> (token ids, (tokens, dim) unit-normalised float32 embeddings), each unique text once.
+
+        The embeddings are NumPy arrays on the host, or with ``on_device=True`` float32 torch
+        tensors left on the model's device (no copy to the host: for matching there in batches).
+        """
         import torch
 
         unique = list(dict.fromkeys(texts))
         found, missing = {}, unique
         if self.store is not None:
             hits = self.store.get_many(missing)
+            if on_device:
+                hits = {t: (ids, torch.from_numpy(v).to(self.device)) for t, (ids, v) in hits.items()}
             found.update(hits)
             missing = [t for t in missing if t not in hits]
         if not missing:
@@ -148,12 +154,15 @@ class Embedder:
                 hidden = torch.nn.functional.normalize(hidden.float(), dim=-1)
                 if self.store is not None:  # what the cache would return, so hits equal misses
                     hidden = hidden.half().float()
-                hidden = to_numpy(hidden)
+                on_host = to_numpy(hidden) if self.store is not None or not on_device else None
             new = {}
             for row, i in enumerate(batch):
-                new[missing[i]] = (np.asarray(ids[i], dtype=np.int32), hidden[row, :len(ids[i])].copy())
+                new[missing[i]] = (np.asarray(ids[i], dtype=np.int32), on_host[row, :len(ids[i])].copy()
+                                   if on_host is not None else hidden[row, :len(ids[i])])
             if self.store is not None:
                 self.store.put_many(new)
+                if on_device:
+                    new = {t: (i, hidden[row, :len(i)]) for row, (t, (i, _)) in enumerate(new.items())}
             found.update(new)
             self.n_computed += len(batch)
             if bar is not None:
