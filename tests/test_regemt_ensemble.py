@@ -123,12 +123,16 @@ def test_a_repeated_fit_is_read_from_the_cache(monkeypatch):
     assert (again.choice, again.inner_r2, again.features) == (first.choice, first.inner_r2, first.features)
     np.testing.assert_array_equal(again.predict(feats), first.predict(feats))
 
-    changed_y = y.copy()
+    changed_y, changed_x = y.copy(), feats.copy()
     changed_y[0] += 1e-12
+    changed_x.iloc[3, 1] += 1e-12
     fit_ensemble(feats, y, groups=groups, seed=6)
     fit_ensemble(feats, changed_y, groups=groups, seed=5)
+    fit_ensemble(changed_x, y, groups=groups, seed=5)
     fit_ensemble(feats.rename(columns={"noise": "other"}), y, groups=groups, seed=5)
-    assert len(_fits_on_disk()) == 4
+    fit_ensemble(feats, y, groups=groups, seed=5, inner_fraction=0.3)  # other inner split rows
+    fit_ensemble(feats, y, groups=[f"s{i // 5}" for i in range(len(y))], seed=5)  # other sources, other rows
+    assert len(_fits_on_disk()) == 7
 
 
 def test_no_cache_fits_afresh_and_writes_nothing(tmp_path):
@@ -156,3 +160,13 @@ def test_a_damaged_or_foreign_cache_entry_is_refitted_with_a_warning(damage):
     np.testing.assert_array_equal(again.predict(feats), first.predict(feats))
     with open(entry, "rb") as f:  # replaced by the refit
         assert pickle.load(f)[0] != "another key"
+
+
+def test_an_unwritable_cache_costs_a_warning_not_the_fit(tmp_path):
+    feats, y = _linear_rows(n=60)
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the cache folder would be")
+    with pytest.warns(UserWarning, match="fit cache entry .* could not be written"):
+        fitted = fit_ensemble(feats, y, inner_split="random", cache=blocked)
+    np.testing.assert_array_equal(fitted.predict(feats), fit_ensemble(feats, y, inner_split="random",
+                                                                      cache=False).predict(feats))

@@ -143,14 +143,15 @@ class FittedEnsemble:
         return self.pipeline.predict(x)
 
 
-# Bump when the candidates, the pipeline or the selection change: the key then changes with it.
+# Bump when the candidates, the pipeline, the selection, _clean or FittedEnsemble's fields change:
+# the key then changes with it. (Entries are pickles, read only from the user's own cache folder.)
 FIT_VERSION = "1"
 
 
 def _fit_key(x: np.ndarray, y: np.ndarray, names: Sequence[str], fit_rows: np.ndarray, val_rows: np.ndarray,
              seed: int, inner_split: str) -> str:
     digest = hashlib.sha256()
-    digest.update(repr((FIT_VERSION, library_versions("sklearn", "numpy", "scipy"), list(names), x.shape, seed,
+    digest.update(repr((FIT_VERSION, library_versions("sklearn", "numpy", "scipy"), list(names), x.shape, int(seed),
                         inner_split)).encode())
     for array in (x, y, fit_rows.astype(np.int64), val_rows.astype(np.int64)):
         digest.update(np.ascontiguousarray(array).tobytes())
@@ -175,15 +176,24 @@ def _read_fit(path: Path, key: str) -> FittedEnsemble | None:
 
 
 def _write_fit(path: Path, key: str, fitted: FittedEnsemble) -> None:
-    # A unique temporary name and a rename: processes sharing the cache never see half a file.
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.stem + ".", suffix=".tmp")
+    """Stores a fit; a cache that cannot be written costs a warning, never the fit itself."""
+    tmp = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # A unique temporary name and a rename: processes sharing the cache never see half a file.
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.stem + ".", suffix=".tmp")
+        os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide the entry from others sharing the folder
         with os.fdopen(fd, "wb") as f:
             pickle.dump((key, fitted), f, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, path)
+    except OSError as err:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+        warnings.warn(f"ensemble fit cache entry {path} could not be written ({err.strerror or err}); the fit is "
+                      "used but not kept (use a writable MTLIB_CACHE, or cache=False)", stacklevel=3)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
         raise
 
 
@@ -211,7 +221,13 @@ def fit_ensemble(features: pd.DataFrame, target: Sequence[float], *, seed: int =
     path = key = None
     if cache:
         key = _fit_key(x, y, features.columns, fit_rows, val_rows, seed, inner_split)
-        path = (paths.cache_dir() if cache is True else Path(cache)) / "fits" / f"{key}.pkl"
+        try:
+            folder = paths.cache_dir() if cache is True else Path(cache)
+        except paths.CacheFolderError as err:
+            warnings.warn(f"ensemble fits are not cached: {err}", stacklevel=2)
+        else:
+            path = folder / "fits" / f"{key}.pkl"
+    if path is not None:
         cached = _read_fit(path, key)
         if cached is not None:
             return cached
@@ -233,16 +249,17 @@ def fit_ensemble(features: pd.DataFrame, target: Sequence[float], *, seed: int =
 
 
 def ablation(train: pd.DataFrame, y_train: Sequence[float], test: pd.DataFrame, y_test: Sequence[float], *,
-             seed: int = 42, groups: Sequence[str] | None = None, inner_split: str = "source") -> pd.DataFrame:
+             seed: int = 42, groups: Sequence[str] | None = None, inner_split: str = "source",
+             cache: bool | str | os.PathLike = True) -> pd.DataFrame:
     """Refits after repeatedly dropping the feature with the highest |Spearman| to any other
     remaining feature (on the training rows); one row per step: the feature dropped, the
     features left and the test Spearman of the ensemble. ``groups`` (the training rows' source
-    texts) and ``inner_split`` go to :func:`fit_ensemble`."""
+    texts), ``inner_split`` and ``cache`` go to :func:`fit_ensemble`."""
     remaining = list(train.columns)
     rows = []
     dropped = None
     while remaining:
-        fitted = fit_ensemble(train[remaining], y_train, seed=seed, groups=groups, inner_split=inner_split)
+        fitted = fit_ensemble(train[remaining], y_train, seed=seed, groups=groups, inner_split=inner_split, cache=cache)
         rho = sps.spearmanr(fitted.predict(test[remaining]), y_test).statistic
         rows.append({"step": len(rows), "dropped": dropped, "features": len(remaining), "remaining": list(remaining),
                      "choice": fitted.choice, "spearman": float(rho)})

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -65,15 +66,15 @@ class Evaluation:
 
 
 def _fit(scores: pd.DataFrame, lengths: pd.DataFrame, human: np.ndarray, sources: Sequence[str] | None, seed: int,
-         inner_split: str):
-    reg_base = fit_ensemble(lengths, human, seed=seed, groups=sources, inner_split=inner_split)
+         inner_split: str, cache):
+    reg_base = fit_ensemble(lengths, human, seed=seed, groups=sources, inner_split=inner_split, cache=cache)
     features = scores.assign(**{REG_BASE: reg_base.predict(lengths)})
-    return reg_base, fit_ensemble(features, human, seed=seed, groups=sources, inner_split=inner_split)
+    return reg_base, fit_ensemble(features, human, seed=seed, groups=sources, inner_split=inner_split, cache=cache)
 
 
 def evaluate(scores: pd.DataFrame, lengths: pd.DataFrame, human: Sequence[float], sources: Sequence[str], *,
              test: np.ndarray | None = None, fit_on: tuple | None = None, split_seed: int | None = None,
-             seed: int = 42, inner_split: str = "source") -> Evaluation:
+             seed: int = 42, inner_split: str = "source", cache: bool | str | os.PathLike = True) -> Evaluation:
     """Fits on the training rows (or on ``fit_on`` of another data set: the cross-lingual rows)
     and evaluates on the test rows.
 
@@ -87,6 +88,7 @@ def evaluate(scores: pd.DataFrame, lengths: pd.DataFrame, human: Sequence[float]
         seed: the ensemble's seed (inner split, imputer, MLP).
         inner_split: the model selection's inner split, ``source`` or ``random``
             (:func:`~mtlib.regemt.ensemble.inner_split_rows`).
+        cache: the fit cache of :func:`~mtlib.regemt.ensemble.fit_ensemble` (``False``: fit afresh).
     """
     y = np.asarray(human, dtype=float)
     if not (len(scores) == len(lengths) == len(y) == len(sources)):
@@ -100,7 +102,7 @@ def evaluate(scores: pd.DataFrame, lengths: pd.DataFrame, human: Sequence[float]
     if fit_on is None:
         src = list(sources)
         reg_base, regemt = _fit(scores.iloc[train], lengths.iloc[train], y[train], [src[i] for i in train], seed,
-                                inner_split)
+                                inner_split, cache)
     else:
         if len(fit_on) not in (3, 4) or (len(fit_on) == 3 and inner_split != "random"):
             raise ValueError(f"fit_on: expected (scores, lengths, human, sources) (the sources may be left out only "
@@ -111,7 +113,7 @@ def evaluate(scores: pd.DataFrame, lengths: pd.DataFrame, human: Sequence[float]
         if missing:
             raise ValueError(f"the data fitted on lacks the columns {missing}")
         reg_base, regemt = _fit(f_scores[list(scores.columns)], f_lengths.set_axis(lengths.columns, axis=1),
-                                np.asarray(f_human, dtype=float), f_sources, seed, inner_split)
+                                np.asarray(f_human, dtype=float), f_sources, seed, inner_split, cache)
     t_scores, t_lengths = scores.iloc[test], lengths.iloc[test]
     base = reg_base.predict(t_lengths)
     full = regemt.predict(t_scores.assign(**{REG_BASE: base}))
