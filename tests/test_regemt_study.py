@@ -341,6 +341,18 @@ def test_versus_best_tests_the_direction_of_the_mean_difference():
     assert study.versus_best({}, [key]).empty
 
 
+@pytest.mark.parametrize("gaps, ps, verdict", [
+    ([0.0004, 0.0002], [0.3, 0.4], "level at three decimals, not significantly different"),
+    ([-0.0004, -0.0002], [0.01, 0.02], "level at three decimals, significantly different"),
+    ([0.0004, 0.0002], [0.01, 0.4], "level at three decimals, significantly different under 1 of 2 seeds"),
+    ([0.0006, 0.0006], [0.3, 0.4], "above, not significantly"),  # shown as +0.001: not level
+])
+def test_a_gap_shown_as_zero_is_level_in_the_table_as_in_the_sentences(gaps, ps, verdict):
+    tests = pd.DataFrame({"row": ["r", "r"], "seed": [1, 2], "best": ["A", "A"], "best ρ": [0.3, 0.3],
+                          "RegEMT ρ": [0.3 + g for g in gaps], "difference": gaps, "p": ps, "choice": ["linear"] * 2})
+    assert study.versus_best_rows(tests).loc["r", "verdict"] == verdict
+
+
 def test_table1_sentences():
     ours = pd.DataFrame({"RegEMT": [0.5, 0.2]}, index=["r1", "r2"])
     paper = pd.DataFrame({"RegEMT": [0.45, np.nan]}, index=["r1", "r2"])
@@ -361,7 +373,8 @@ def test_table1_sentences():
                      "of 4 fits (2 rows × 2 ensemble seeds): in every seed for 0 rows, in none for 1; the paper "
                      "chose an MLP for the source-based zh-en pair only and linear regression in its other MQM rows",
         "t1_regemt_delta": "The mean of |ρ(RegEMT)| minus the paper's value is +0.050"}
-    level = study.table1_sentences(ours, paper, vs.assign(difference=[0.1, 0.0004]))
+    level = study.table1_sentences(ours, paper, vs.assign(  # the verdict as versus_best_rows gives it
+        difference=[0.1, 0.0004], verdict=["significantly above", "level at three decimals, not significantly different"]))
     assert "in 1 of 2 rows" in level["t1_wins"] and "; level with it at three decimals in 1 (r2); it is below it in 0" \
         in level["t1_wins"]
     assert "BLEU 0.300: level at three decimals, not significantly different (p = " in level["t1_lines"]
