@@ -132,7 +132,9 @@ def test_paper_default_needs_model_or_lang(monkeypatch):
     assert models.default_model("zh") == ("bert-base-chinese", 8)
     # lang= resolves to the paper's model; loading it is what needs internet (not tried here).
     seen = {}
-    monkeypatch.setattr("mtlib.bertscore.Embedder", lambda m, l, **kw: seen.update(model=m, layer=l))
+    from types import SimpleNamespace
+    monkeypatch.setattr("mtlib.bertscore.Embedder",
+                        lambda m, l, **kw: seen.update(model=m, layer=l) or SimpleNamespace(device="cpu"))
     BERTScorer(lang="en", cache=False)
     assert seen == {"model": "roberta-large", "layer": 17}
 
