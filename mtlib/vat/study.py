@@ -1007,6 +1007,8 @@ def da_bertscore_rows(R: Mapping[str, Direction], keys: Sequence[str], scorer, b
         bf = scorer.estimate_baseline_evalset(evs, n_pairs=baseline_pairs, seed=seed)[2]
         top = top_systems(r.human, fraction=0.3)
         index = DifficultyIndex(matches)  # every system's matches, flat, once per set
+        kept = {subset: DifficultyIndex({s: [m[i] for i in r.ids[subset]] for s, m in matches.items()})
+                for subset in SUBSETS if subset != "original" and r.ids[subset] is not None}  # once per kept set
         for group, systems in {"all": list(evs.mt_systems), "top30": top}.items():
             diff = token_difficulty(index, systems, baseline_f=bf)
             for subset in SUBSETS:
@@ -1018,7 +1020,7 @@ def da_bertscore_rows(R: Mapping[str, Direction], keys: Sequence[str], scorer, b
                                          signature=scorer.signature)
                     bs = r.stats["BERTS-F"]
                 else:
-                    da = da_system_stats({s: [matches[s][i] for i in ids] for s in systems}, [diff[i] for i in ids],
+                    da = da_system_stats(kept[subset], [diff[i] for i in ids], systems=systems,
                                          variant="authors", baseline_f=bf, signature=scorer.signature)
                     bs = va.restrict(r.stats["BERTS-F"], ids)
                 scores = {"BERTS-F": bs.system_scores(), "DA-BERTScore": da.system_scores()}
@@ -1031,7 +1033,7 @@ def da_bertscore_rows(R: Mapping[str, Direction], keys: Sequence[str], scorer, b
                     for name, sc in scores.items():
                         rows.append(dict(evalset=key, systems=group, subset=subset, metric=name, stat=stat,
                                          value=correlate(sc, r.human, method, systems=systems).value, p=p))
-        del matches
+        del matches, index, kept
     return pd.DataFrame(rows)
 
 
