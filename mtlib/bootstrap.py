@@ -12,7 +12,7 @@ human scores take scipy's function resample by resample.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -20,7 +20,7 @@ import pandas as pd
 from mtlib.correlation import METHODS, correlation_with_p, paired, row_correlations
 from mtlib.scoring import SystemStats, common_segment_count
 
-__all__ = ["resample_counts", "bootstrap_correlations"]
+__all__ = ["resample_counts", "group_resample_counts", "bootstrap_correlations"]
 
 
 def resample_counts(n_segments: int, n_resamples: int, seed: int | np.random.Generator | None) -> np.ndarray:
@@ -37,6 +37,27 @@ def resample_counts(n_segments: int, n_resamples: int, seed: int | np.random.Gen
     counts = np.zeros((n_resamples, n_segments), dtype=np.int32)
     np.add.at(counts, (np.arange(n_resamples)[:, None], draws), 1)
     return counts
+
+
+def group_resample_counts(groups: Sequence[object], n_resamples: int, seed: int | np.random.Generator | None
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    """Resamples of whole groups (e.g. all segments of one source text), drawn with replacement.
+
+    Returns ``(item_counts, group_counts)``: how often each item (``n_resamples × len(groups)``)
+    and each group (``n_resamples × n_groups``, groups in order of first appearance) is drawn in
+    each resample. The draws are those of one ``rng.integers(0, n_groups, n_groups)`` per
+    resample, in order."""
+    codes, uniques = pd.factorize(pd.Series(list(groups), dtype=object))
+    if (codes < 0).any():
+        raise ValueError(f"groups: {int((codes < 0).sum())} items have no group (None/NaN)")
+    if len(uniques) < 1 or n_resamples < 1:
+        raise ValueError(f"need at least one group and one resample, got {len(uniques)} groups, {n_resamples} resamples")
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    g = len(uniques)
+    picks = rng.integers(0, g, size=(n_resamples, g))
+    per_group = np.bincount((picks + g * np.arange(n_resamples)[:, None]).ravel(),
+                            minlength=n_resamples * g).reshape(n_resamples, g)
+    return per_group[:, codes], per_group
 
 
 def bootstrap_correlations(stats: Mapping[str, SystemStats], human: Mapping[str, float | None] | None,

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-__all__ = ["Correlation", "correlate", "correlation_with_p", "row_correlations", "paired", "segment_correlation", "top_systems", "correlation_curve",
+__all__ = ["Correlation", "correlate", "correlation_with_p", "row_correlations", "resampled_spearman", "paired", "segment_correlation", "top_systems", "correlation_curve",
            "correlation_table", "METHODS", "KENDALL_VARIANTS"]
 
 METHODS = ("pearson", "spearman", "kendall")
@@ -154,6 +154,39 @@ def row_correlations(x: np.ndarray, y: np.ndarray, method: str = "pearson") -> n
     # is not exactly representable would otherwise leave tiny deviations and a spurious r.
     constant = (np.ptp(x, axis=1) == 0) if x.shape[1] else np.ones(len(x), bool)
     return np.where(constant | (x.shape[1] < 2) | (y.size == 0 or np.ptp(y) == 0), np.nan, out)
+
+
+def _weighted_midranks(x: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Average ranks of ``x``'s values in each sample that holds item i ``counts[b, i]`` times
+    (the rank scipy's ``rankdata`` gives every copy), and how many distinct values each sample has."""
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    first = np.r_[True, xs[1:] != xs[:-1]] if len(xs) else np.zeros(0, bool)
+    weight = np.add.reduceat(counts[:, order], np.flatnonzero(first), axis=1) if len(xs) else counts[:, :0]
+    below = np.cumsum(weight, axis=1) - weight  # copies of smaller values
+    ranks = np.empty(counts.shape)
+    ranks[:, order] = (below + (weight + 1) / 2)[:, np.cumsum(first) - 1]
+    return ranks, (weight > 0).sum(axis=1)
+
+
+def resampled_spearman(x: Sequence[float], y: Sequence[float], counts: np.ndarray) -> np.ndarray:
+    """Spearman's ρ of ``x`` with ``y`` in each resample ``b`` of the items, item i taken
+    ``counts[b, i]`` times: what scipy's ``spearmanr`` gives on the repeated items (to about
+    1e-15), without building them. Pairs where a side is not finite are left out; NaN for
+    fewer than three pairs or a constant side."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    counts = np.atleast_2d(np.asarray(counts))
+    if not len(x) == len(y) == counts.shape[1]:
+        raise ValueError(f"resampled_spearman: {len(x)} x values, {len(y)} y values, counts for {counts.shape[1]} items")
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y, w = x[ok], y[ok], counts[:, ok].astype(float)
+    (rx, dx), (ry, dy) = _weighted_midranks(x, w), _weighted_midranks(y, w)
+    total = w.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cx = rx - ((w * rx).sum(axis=1) / total)[:, None]
+        cy = ry - ((w * ry).sum(axis=1) / total)[:, None]
+        r = (w * cx * cy).sum(axis=1) / np.sqrt((w * cx * cx).sum(axis=1) * (w * cy * cy).sum(axis=1))
+    return np.where((total >= 3) & (dx > 1) & (dy > 1), np.clip(r, -1.0, 1.0), np.nan)
 
 
 def segment_correlation(metric: Mapping[str, Sequence[float]], human: Mapping[str, Sequence[float | None]],

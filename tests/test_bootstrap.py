@@ -85,3 +85,18 @@ def test_resamples_computed_together_equal_scipy_one_by_one(method):
     want = [correlation_with_p(np.array([c @ data[s][:, 0] / n_seg for s in kept]), y, method, "b")[0]
             for c in counts]
     np.testing.assert_allclose(samples["M"], want, rtol=0, atol=1e-14)
+
+
+def test_group_resample_counts_moves_groups_together_and_keeps_the_draw_order():
+    from mtlib.bootstrap import group_resample_counts
+    groups = ["b", "a", "b", "c", "a", "b"]
+    items, per_group = group_resample_counts(groups, 25, 7)
+    assert per_group.shape == (25, 3) and items.shape == (25, 6)
+    assert (per_group.sum(axis=1) == 3).all()  # each resample draws as many groups as there are
+    # every item carries its group's count (groups numbered in order of first appearance: b, a, c)
+    assert (items[:, [0, 2, 5]] == per_group[:, [0]]).all() and (items[:, [1, 4]] == per_group[:, [1]]).all()
+    rng = np.random.default_rng(7)  # the same draws as one rng.integers call per resample, in order
+    expected = np.stack([np.bincount(rng.integers(0, 3, 3), minlength=3) for _ in range(25)])
+    assert (per_group == expected).all()
+    with pytest.raises(ValueError, match="1 items have no group"):
+        group_resample_counts(["a", None, "b"], 5, 0)

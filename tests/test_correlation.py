@@ -159,3 +159,35 @@ def test_segment_correlation_pools_judged_pairs_only():
 def test_segment_correlation_errors_name_the_problem(metric, human, message):
     with pytest.raises(ValueError, match=message):
         segment_correlation(metric, human)
+
+
+def test_resampled_spearman_equals_scipy_on_the_repeated_items():
+    from mtlib.correlation import resampled_spearman
+    rng = np.random.default_rng(5)
+    n = 40
+    x = np.round(rng.normal(size=n), 1)  # ties within x
+    y = np.round(rng.normal(size=n), 1)
+    x[[3, 17]] = np.nan  # left out pair by pair
+    y[8] = np.inf
+    counts = rng.integers(0, 3, size=(60, n))
+    counts[0] = 0
+    counts[0, [0, 1]] = 2  # two distinct items: fewer than three pairs? no: four pairs, two values each
+    counts[1] = 0
+    counts[1, [0]] = 1  # one pair
+    counts[2] = 0
+    counts[2, [0, 1, 2]] = 1
+    counts[2, 3] = 5  # a NaN x drawn five times: still three pairs
+    got = resampled_spearman(x, y, counts)
+    for b, c in enumerate(counts):
+        xx, yy = np.repeat(x, c), np.repeat(y, c)
+        ok = np.isfinite(xx) & np.isfinite(yy)
+        xx, yy = xx[ok], yy[ok]
+        if len(xx) < 3 or np.ptp(xx) == 0 or np.ptp(yy) == 0:
+            assert math.isnan(got[b]), b
+        else:
+            assert got[b] == pytest.approx(stats.spearmanr(xx, yy).statistic, abs=1e-13), b
+    assert math.isnan(got[1]) and not math.isnan(got[2])
+    constant = resampled_spearman(np.ones(n), y, counts)
+    assert np.isnan(constant).all()
+    with pytest.raises(ValueError, match="40 x values, 39 y values"):
+        resampled_spearman(x, y[:-1], counts)

@@ -219,6 +219,31 @@ def test_group_bootstrap_moves_sources_together():
     assert one.loc["good", "low"] == pytest.approx(point["good"]) == pytest.approx(one.loc["good", "high"])
 
 
+def test_group_bootstrap_equals_spearman_on_each_resample_built_row_by_row():
+    from scipy.stats import spearmanr
+    from mtlib.regemt.experiment import group_bootstrap
+    scores, _, human, sources = _rows(n_sources=25, per_source=3, seed=4)
+    scores = scores.round(1)  # ties
+    scores.loc[[2, 40], "noise"] = np.nan
+    ci = group_bootstrap(scores, human, sources, n_resamples=80, seed=9)
+    # the definition, one resample at a time: concatenate the drawn sources' rows
+    codes, uniques = pd.factorize(pd.Series(sources))
+    members = [np.flatnonzero(codes == k) for k in range(len(uniques))]
+    rng, y, draws = np.random.default_rng(9), np.asarray(human), []
+    for _ in range(80):
+        idx = np.concatenate([members[k] for k in rng.integers(0, len(members), len(members))])
+        row = []
+        for c in scores.columns:
+            x, yy = scores[c].to_numpy()[idx], y[idx]
+            ok = np.isfinite(x)
+            row.append(spearmanr(x[ok], yy[ok]).statistic)
+        draws.append(row)
+    low, high = np.nanquantile(np.array(draws), [0.025, 0.975], axis=0)
+    assert np.allclose(ci["low"], low, rtol=0, atol=1e-13) and np.allclose(ci["high"], high, rtol=0, atol=1e-13)
+    with pytest.raises(ValueError, match="75 prediction rows, 75 human scores, 74 groups"):
+        group_bootstrap(scores, human, sources[:-1])
+
+
 def test_permutation_importance_finds_the_informative_feature():
     from mtlib.regemt.ensemble import fit_ensemble, permutation_importance
     scores, _, human, sources = _rows()

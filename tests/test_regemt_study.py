@@ -627,6 +627,40 @@ def test_paired_difference_on_certain_and_single_group_cases():
     assert low == pytest.approx(pd.Series(SWAP_END * 3).corr(pd.Series(human), method="spearman") - 1)
 
 
+def test_paired_difference_and_level_table_equal_their_definitions_resample_by_resample():
+    rng = np.random.default_rng(2)
+    n = 45
+    src = [f"s{i // 3}" for i in range(n)]
+    human = np.round(rng.normal(size=n), 1)
+    pred = pd.DataFrame({"a": np.round(human + rng.normal(size=n), 1), "b": rng.normal(size=n)})
+    ev = fake_ev({"a": 0.0, "b": 0.0}, human=human, predictions=pred)
+    codes, uniques = pd.factorize(pd.Series(src))
+    members = [np.flatnonzero(codes == k) for k in range(len(uniques))]
+    picks = np.random.default_rng(6).integers(0, len(members), (40, len(members)))
+    diffs = []
+    for pick in picks:
+        idx = np.concatenate([members[k] for k in pick])
+        diffs.append(spearmanr(pred["a"][idx], human[idx]).statistic - spearmanr(pred["b"][idx], human[idx]).statistic)
+    _, low, high = study.paired_difference(ev, src, "a", "b", n_resamples=40, seed=6)
+    assert (low, high) == pytest.approx(tuple(np.quantile(diffs, [0.025, 0.975])), abs=1e-13)
+    # level_table: pooled, within and between on each resample of the sources, from the rows
+    rows = pd.DataFrame({"src": src, "human": human, "DA-BERTScr": pred["a"]})
+    d = JudgedSet(rows, np.arange(0), np.arange(n), Features(pd.DataFrame(index=rows.index), None), None,
+                  extra=rows[["DA-BERTScr"]])
+    lv = study.level_table({"k": d}, ["k"], n_resamples=40, seed=6).iloc[0]
+    draws = []
+    for pick in picks:
+        idx = np.concatenate([members[k] for k in pick])
+        within = [spearmanr(pred["a"][members[k]], human[members[k]]).statistic for k in pick]
+        means = [(pred["a"][members[k]].mean(), human[members[k]].mean()) for k in pick]
+        draws.append((spearmanr(pred["a"][idx], human[idx]).statistic, np.nanmean(within),
+                      spearmanr(*np.array(means).T).statistic))
+    low, high = np.nanquantile(np.array(draws), [0.025, 0.975], axis=0)
+    got = lv[["pooled low", "within low", "between low"]].to_numpy(float), lv[["pooled high", "within high",
+                                                                             "between high"]].to_numpy(float)
+    assert np.allclose(got[0], low, rtol=0, atol=1e-13) and np.allclose(got[1], high, rtol=0, atol=1e-13)
+
+
 def test_reg_base_table_and_sentences():
     rows = synthetic_rows(seed=5).rename(columns={"good": "BLEU", "noise": "METEOR"})
     d = JudgedSet(rows, *split_by_source(list(rows["src"])), Features(rows[["BLEU", "METEOR"]], None), None)

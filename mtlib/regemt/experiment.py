@@ -7,7 +7,8 @@
 * :func:`spearman_table` — signed Spearman per column on given rows, with the number of rows a
   column has no value for (left out of its correlation, and counted).
 * :func:`group_bootstrap` — percentile intervals by resampling the test *source texts* (all
-  translations of a source move together, as the split keeps them).
+  translations of a source move together, as the split keeps them); every resample's ρ at once
+  (:func:`~mtlib.correlation.resampled_spearman`, equal to scipy's on the repeated rows to ~1e-15).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from mtlib.correlation import correlation_with_p
+from mtlib.bootstrap import group_resample_counts
+from mtlib.correlation import correlation_with_p, resampled_spearman
 from mtlib.regemt.ensemble import FittedEnsemble, fit_ensemble, split_by_source
 
 __all__ = ["Evaluation", "evaluate", "spearman_table", "group_bootstrap", "REG_BASE", "REGEMT"]
@@ -126,14 +128,12 @@ def group_bootstrap(predictions: pd.DataFrame, human: Sequence[float], groups: S
     """Percentile interval of each column's Spearman, resampling whole groups (source texts)
     with replacement; columns ``low``, ``high``."""
     y = np.asarray(human, dtype=float)
-    codes, uniques = pd.factorize(pd.Series(list(groups)))
-    members = [np.flatnonzero(codes == k) for k in range(len(uniques))]
-    rng = np.random.default_rng(seed)
+    if not len(predictions) == len(y) == len(groups):
+        raise ValueError(f"group_bootstrap: {len(predictions)} prediction rows, {len(y)} human scores, "
+                         f"{len(groups)} groups")
+    counts, _ = group_resample_counts(groups, n_resamples, seed)
     x = predictions.to_numpy(dtype=float)
-    draws = np.empty((n_resamples, x.shape[1]))
-    for b in range(n_resamples):
-        idx = np.concatenate([members[k] for k in rng.integers(0, len(members), len(members))])
-        draws[b] = [_spearman(x[idx, j], y[idx])[0] for j in range(x.shape[1])]
+    draws = np.stack([resampled_spearman(x[:, j], y, counts) for j in range(x.shape[1])], axis=1)
     alpha = (1 - level) / 2
     return pd.DataFrame({"low": np.nanquantile(draws, alpha, axis=0), "high": np.nanquantile(draws, 1 - alpha, axis=0)},
                         index=predictions.columns)

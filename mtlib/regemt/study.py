@@ -29,6 +29,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from mtlib.bootstrap import group_resample_counts
+from mtlib.correlation import resampled_spearman
 from mtlib.data import STANDARD_REFERENCES
 from mtlib.regemt import datasets
 from mtlib.regemt.ensemble import ablation, permutation_importance, split_by_source
@@ -779,16 +781,9 @@ def paired_difference(ev: Evaluation, groups: Sequence[str], a: str, b: str, *, 
                       seed: int = 42) -> tuple[float, float, float]:
     """ρ(a) − ρ(b) on the test rows and its 95% percentile interval, resampling the ``groups``
     (test sources) with replacement; both columns are read on the same resample."""
-    pair = ev.predictions[[a, b]]
-    rng = np.random.default_rng(seed)
-    codes, uniques = pd.factorize(pd.Series(list(groups)))
-    members = [np.flatnonzero(codes == k) for k in range(len(uniques))]
-    y = np.asarray(ev.human)
-    draws = []
-    for _ in range(n_resamples):
-        idx = np.concatenate([members[k] for k in rng.integers(0, len(members), len(members))])
-        t = spearman_table(pair.iloc[idx], y[idx])["spearman"]
-        draws.append(t[a] - t[b])
+    counts, _ = group_resample_counts(groups, n_resamples, seed)
+    y = np.asarray(ev.human, dtype=float)
+    draws = resampled_spearman(ev.predictions[a], y, counts) - resampled_spearman(ev.predictions[b], y, counts)
     point = ev.table.loc[a, "spearman"] - ev.table.loc[b, "spearman"]
     return point, *np.nanquantile(draws, [0.025, 0.975])
 
@@ -974,14 +969,14 @@ def _spearman_or_nan(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def _per_group(x: np.ndarray, y: np.ndarray, groups: Sequence[str]):
-    """Rows with both values; per group its rows, its within-group ρ and its means."""
+    """Rows with both values, their group codes, and per group its within-group ρ and its means."""
     ok = np.isfinite(x) & np.isfinite(y)
     x, y = x[ok], y[ok]
     codes = pd.factorize(pd.Series(list(groups))[ok])[0]
     members = [np.flatnonzero(codes == k) for k in range(codes.max() + 1)] if len(codes) else []
     within = np.array([_spearman_or_nan(x[m], y[m]) for m in members])
     means = np.array([[x[m].mean(), y[m].mean()] for m in members]).reshape(-1, 2)
-    return x, y, members, within, means
+    return x, y, codes, within, means
 
 
 def _levels_of(x, y, within, means):
@@ -1009,16 +1004,16 @@ def level_table(data: Mapping[str, JudgedSet], keys: Sequence[str], column: str 
     for key in keys:
         d = data[key]
         frame = d.extra if d.extra is not None and column in d.extra else d.ref.scores
-        x, y, members, within, means = _per_group(frame[column].iloc[d.test].to_numpy(dtype=float),
-                                                  d.rows["human"].iloc[d.test].to_numpy(dtype=float),
-                                                  d.rows["src"].iloc[d.test])
-        rng = np.random.default_rng(seed)
-        draws = []
-        for _ in range(n_resamples):
-            pick = rng.integers(0, len(members), len(members))
-            idx = np.concatenate([members[k] for k in pick])
-            draws.append(_levels_of(x[idx], y[idx], within[pick], means[pick])[:3])
-        low, high = np.nanquantile(np.array(draws, float), [(1 - level) / 2, (1 + level) / 2], axis=0)
+        x, y, codes, within, means = _per_group(frame[column].iloc[d.test].to_numpy(dtype=float),
+                                                d.rows["human"].iloc[d.test].to_numpy(dtype=float),
+                                                d.rows["src"].iloc[d.test])
+        rows, sources = group_resample_counts(codes, n_resamples, seed)
+        valid = ~np.isnan(within)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            within_draws = (sources[:, valid] * within[valid]).sum(axis=1) / sources[:, valid].sum(axis=1)
+        draws = np.stack([resampled_spearman(x, y, rows), within_draws,
+                          resampled_spearman(means[:, 0], means[:, 1], sources)], axis=1)
+        low, high = np.nanquantile(draws, [(1 - level) / 2, (1 + level) / 2], axis=0)
         pooled, within_mean, between, n = _levels_of(x, y, within, means)
         out.append({"evaluation set": key, "sources": n, "pooled": pooled, "pooled low": low[0],
                     "pooled high": high[0], "within": within_mean, "within low": low[1], "within high": high[1],
