@@ -1,4 +1,5 @@
-"""Bootstrap confidence intervals for system-level correlations, resampling segments.
+"""Bootstrap confidence intervals for system-level correlations, resampling segments; and the
+draws for resampling whole groups (:func:`group_resample_counts`, e.g. all translations of a source).
 
 Each resample draws the test set's segments with replacement (the same draw for every
 system and every metric, so metrics are compared on identical resamples), re-aggregates
@@ -20,23 +21,36 @@ import pandas as pd
 from mtlib.correlation import METHODS, correlation_with_p, paired, row_correlations
 from mtlib.scoring import SystemStats, common_segment_count
 
-__all__ = ["resample_counts", "group_resample_counts", "bootstrap_correlations"]
+__all__ = ["resample_counts", "group_codes", "group_resample_counts", "bootstrap_correlations"]
 
 
 def resample_counts(n_segments: int, n_resamples: int, seed: int | np.random.Generator | None) -> np.ndarray:
     """How often each segment is drawn in each resample: an (n_resamples, n_segments) array.
 
-    Counted from explicit draws (``rng.integers`` + ``np.add.at``) rather than with
-    ``rng.multinomial``: both give the same distribution, but from different random streams, so
-    the switch would move every published interval at the same seed. Switch with the next
-    change that re-draws the book's numbers anyway."""
+    Counted from explicit draws (``rng.integers``) rather than with ``rng.multinomial``: both
+    give the same distribution, but from different random streams, so the switch would move
+    every published interval at the same seed. Switch with the next change that re-draws the
+    book's numbers anyway."""
     if n_segments < 1 or n_resamples < 1:
         raise ValueError(f"need n_segments >= 1 and n_resamples >= 1, got {n_segments}, {n_resamples}")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    draws = rng.integers(0, n_segments, size=(n_resamples, n_segments))
-    counts = np.zeros((n_resamples, n_segments), dtype=np.int32)
-    np.add.at(counts, (np.arange(n_resamples)[:, None], draws), 1)
-    return counts
+    return _count_draws(np.random.default_rng(seed).integers(0, n_segments, size=(n_resamples, n_segments)),
+                        n_segments)
+
+
+def _count_draws(picks: np.ndarray, n: int) -> np.ndarray:
+    """How often each of ``0..n-1`` occurs in each row of ``picks``: (rows × n), int32."""
+    rows = len(picks)
+    return np.bincount((picks + n * np.arange(rows)[:, None]).ravel(),
+                       minlength=rows * n).reshape(rows, n).astype(np.int32)
+
+
+def group_codes(groups: Sequence[object]) -> tuple[np.ndarray, int]:
+    """Each item's group number (groups numbered in order of first appearance) and the number
+    of groups; a ValueError names items without a group (None/NaN)."""
+    codes, uniques = pd.factorize(pd.Series(list(groups), dtype=object))
+    if (codes < 0).any():
+        raise ValueError(f"groups: {int((codes < 0).sum())} items have no group (None/NaN)")
+    return codes, len(uniques)
 
 
 def group_resample_counts(groups: Sequence[object], n_resamples: int, seed: int | np.random.Generator | None
@@ -44,19 +58,13 @@ def group_resample_counts(groups: Sequence[object], n_resamples: int, seed: int 
     """Resamples of whole groups (e.g. all segments of one source text), drawn with replacement.
 
     Returns ``(item_counts, group_counts)``: how often each item (``n_resamples × len(groups)``)
-    and each group (``n_resamples × n_groups``, groups in order of first appearance) is drawn in
-    each resample. The draws are those of one ``rng.integers(0, n_groups, n_groups)`` per
-    resample, in order."""
-    codes, uniques = pd.factorize(pd.Series(list(groups), dtype=object))
-    if (codes < 0).any():
-        raise ValueError(f"groups: {int((codes < 0).sum())} items have no group (None/NaN)")
-    if len(uniques) < 1 or n_resamples < 1:
-        raise ValueError(f"need at least one group and one resample, got {len(uniques)} groups, {n_resamples} resamples")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    g = len(uniques)
-    picks = rng.integers(0, g, size=(n_resamples, g))
-    per_group = np.bincount((picks + g * np.arange(n_resamples)[:, None]).ravel(),
-                            minlength=n_resamples * g).reshape(n_resamples, g)
+    and each group (``n_resamples × n_groups``, numbered as :func:`group_codes` does) is drawn
+    in each resample. The draws are those of one ``rng.integers(0, n_groups, n_groups)`` per
+    resample, in order. A ValueError for items without a group, no group or no resample."""
+    codes, g = group_codes(groups)
+    if g < 1 or n_resamples < 1:
+        raise ValueError(f"need at least one group and one resample, got {g} groups, {n_resamples} resamples")
+    per_group = _count_draws(np.random.default_rng(seed).integers(0, g, size=(n_resamples, g)), g)
     return per_group[:, codes], per_group
 
 

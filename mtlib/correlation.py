@@ -157,8 +157,8 @@ def row_correlations(x: np.ndarray, y: np.ndarray, method: str = "pearson") -> n
 
 
 def _weighted_midranks(x: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Average ranks of ``x``'s values in each sample that holds item i ``counts[b, i]`` times
-    (the rank scipy's ``rankdata`` gives every copy), and how many distinct values each sample has."""
+    """Average ranks of ``x``'s values (no NaN) in each sample that holds item i ``counts[b, i]``
+    times (the rank scipy's ``rankdata`` gives every copy), and how many distinct values each sample has."""
     order = np.argsort(x, kind="stable")
     xs = x[order]
     first = np.r_[True, xs[1:] != xs[:-1]] if len(xs) else np.zeros(0, bool)
@@ -176,6 +176,9 @@ def resampled_spearman(x: Sequence[float], y: Sequence[float], counts: np.ndarra
     fewer than three pairs or a constant side."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     counts = np.atleast_2d(np.asarray(counts))
+    if counts.ndim != 2 or (counts < 0).any():
+        raise ValueError(f"resampled_spearman: counts must be a (resamples × items) array of counts >= 0, got "
+                         f"shape {counts.shape}")
     if not len(x) == len(y) == counts.shape[1]:
         raise ValueError(f"resampled_spearman: {len(x)} x values, {len(y)} y values, counts for {counts.shape[1]} items")
     ok = np.isfinite(x) & np.isfinite(y)

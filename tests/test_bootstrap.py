@@ -100,3 +100,12 @@ def test_group_resample_counts_moves_groups_together_and_keeps_the_draw_order():
     assert (per_group == expected).all()
     with pytest.raises(ValueError, match="1 items have no group"):
         group_resample_counts(["a", None, "b"], 5, 0)
+
+
+def test_resample_counts_counts_the_draws_of_one_integers_call():
+    rng = np.random.default_rng(11)
+    draws = rng.integers(0, 17, size=(30, 17))
+    expected = np.zeros((30, 17), dtype=np.int32)
+    np.add.at(expected, (np.arange(30)[:, None], draws), 1)
+    got = resample_counts(17, 30, 11)
+    assert got.dtype == np.int32 and (got == expected).all()

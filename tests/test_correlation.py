@@ -170,13 +170,13 @@ def test_resampled_spearman_equals_scipy_on_the_repeated_items():
     x[[3, 17]] = np.nan  # left out pair by pair
     y[8] = np.inf
     counts = rng.integers(0, 3, size=(60, n))
-    counts[0] = 0
-    counts[0, [0, 1]] = 2  # two distinct items: fewer than three pairs? no: four pairs, two values each
-    counts[1] = 0
+    counts[:5] = 0
+    counts[0, [0, 1]] = 2  # four pairs of two distinct items: defined
     counts[1, [0]] = 1  # one pair
-    counts[2] = 0
     counts[2, [0, 1, 2]] = 1
-    counts[2, 3] = 5  # a NaN x drawn five times: still three pairs
+    counts[2, 3] = 5  # three pairs, and a NaN x drawn five times (left out)
+    counts[3, [0, 1]] = 1  # exactly two pairs
+    counts[4, [0, 1, 3, 8]] = (1, 1, 4, 2)  # two pairs, and six left out
     got = resampled_spearman(x, y, counts)
     for b, c in enumerate(counts):
         xx, yy = np.repeat(x, c), np.repeat(y, c)
@@ -186,8 +186,11 @@ def test_resampled_spearman_equals_scipy_on_the_repeated_items():
             assert math.isnan(got[b]), b
         else:
             assert got[b] == pytest.approx(stats.spearmanr(xx, yy).statistic, abs=1e-13), b
-    assert math.isnan(got[1]) and not math.isnan(got[2])
+    assert not math.isnan(got[0]) and not math.isnan(got[2])
+    assert math.isnan(got[1]) and math.isnan(got[3]) and math.isnan(got[4])
     constant = resampled_spearman(np.ones(n), y, counts)
     assert np.isnan(constant).all()
     with pytest.raises(ValueError, match="40 x values, 39 y values"):
         resampled_spearman(x, y[:-1], counts)
+    with pytest.raises(ValueError, match="counts >= 0"):
+        resampled_spearman(x, y, -counts)

@@ -629,8 +629,9 @@ def test_paired_difference_on_certain_and_single_group_cases():
 
 def test_paired_difference_and_level_table_equal_their_definitions_resample_by_resample():
     rng = np.random.default_rng(2)
-    n = 45
-    src = [f"s{i // 3}" for i in range(n)]
+    sizes = [3, 1, 5, 2, 4, 3, 1, 6, 2, 3, 4, 5, 2, 3]  # sources of 1-2 rows have no within-source rho
+    src = [f"s{k}" for k, size in enumerate(sizes) for _ in range(size)]
+    n = len(src)
     human = np.round(rng.normal(size=n), 1)
     pred = pd.DataFrame({"a": np.round(human + rng.normal(size=n), 1), "b": rng.normal(size=n)})
     ev = fake_ev({"a": 0.0, "b": 0.0}, human=human, predictions=pred)
@@ -643,22 +644,30 @@ def test_paired_difference_and_level_table_equal_their_definitions_resample_by_r
         diffs.append(spearmanr(pred["a"][idx], human[idx]).statistic - spearmanr(pred["b"][idx], human[idx]).statistic)
     _, low, high = study.paired_difference(ev, src, "a", "b", n_resamples=40, seed=6)
     assert (low, high) == pytest.approx(tuple(np.quantile(diffs, [0.025, 0.975])), abs=1e-13)
-    # level_table: pooled, within and between on each resample of the sources, from the rows
+    with pytest.raises(ValueError, match=f"{n - 1} groups for {n} test rows"):
+        study.paired_difference(ev, src[1:], "a", "b")
+    # level_table: pooled, within (the mean over the drawn sources that have a rho, a source drawn
+    # twice counting twice) and between on each resample of the sources, from the rows
     rows = pd.DataFrame({"src": src, "human": human, "DA-BERTScr": pred["a"]})
     d = JudgedSet(rows, np.arange(0), np.arange(n), Features(pd.DataFrame(index=rows.index), None), None,
                   extra=rows[["DA-BERTScr"]])
     lv = study.level_table({"k": d}, ["k"], n_resamples=40, seed=6).iloc[0]
+    x = pred["a"].to_numpy()
+
+    def rho(m):
+        return spearmanr(x[m], human[m]).statistic if len(m) >= 3 and np.ptp(x[m]) and np.ptp(human[m]) else np.nan
     draws = []
     for pick in picks:
         idx = np.concatenate([members[k] for k in pick])
-        within = [spearmanr(pred["a"][members[k]], human[members[k]]).statistic for k in pick]
-        means = [(pred["a"][members[k]].mean(), human[members[k]].mean()) for k in pick]
-        draws.append((spearmanr(pred["a"][idx], human[idx]).statistic, np.nanmean(within),
+        means = [(x[members[k]].mean(), human[members[k]].mean()) for k in pick]
+        draws.append((spearmanr(x[idx], human[idx]).statistic, np.nanmean([rho(members[k]) for k in pick]),
                       spearmanr(*np.array(means).T).statistic))
     low, high = np.nanquantile(np.array(draws), [0.025, 0.975], axis=0)
     got = lv[["pooled low", "within low", "between low"]].to_numpy(float), lv[["pooled high", "within high",
                                                                              "between high"]].to_numpy(float)
     assert np.allclose(got[0], low, rtol=0, atol=1e-13) and np.allclose(got[1], high, rtol=0, atol=1e-13)
+    with pytest.raises(ValueError, match="1 items have no group"):
+        study.levels([1.0, 2, 3], [1.0, 2, 3], ["a", None, "a"])
 
 
 def test_reg_base_table_and_sentences():

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from mtlib.bootstrap import group_resample_counts
+from mtlib.bootstrap import group_codes, group_resample_counts
 from mtlib.correlation import resampled_spearman
 from mtlib.data import STANDARD_REFERENCES
 from mtlib.regemt import datasets
@@ -781,6 +781,8 @@ def paired_difference(ev: Evaluation, groups: Sequence[str], a: str, b: str, *, 
                       seed: int = 42) -> tuple[float, float, float]:
     """ρ(a) − ρ(b) on the test rows and its 95% percentile interval, resampling the ``groups``
     (test sources) with replacement; both columns are read on the same resample."""
+    if len(groups) != len(ev.predictions):
+        raise ValueError(f"paired_difference: {len(groups)} groups for {len(ev.predictions)} test rows")
     counts, _ = group_resample_counts(groups, n_resamples, seed)
     y = np.asarray(ev.human, dtype=float)
     draws = resampled_spearman(ev.predictions[a], y, counts) - resampled_spearman(ev.predictions[b], y, counts)
@@ -972,7 +974,7 @@ def _per_group(x: np.ndarray, y: np.ndarray, groups: Sequence[str]):
     """Rows with both values, their group codes, and per group its within-group ρ and its means."""
     ok = np.isfinite(x) & np.isfinite(y)
     x, y = x[ok], y[ok]
-    codes = pd.factorize(pd.Series(list(groups))[ok])[0]
+    codes = group_codes([g for g, keep in zip(groups, ok) if keep])[0]
     members = [np.flatnonzero(codes == k) for k in range(codes.max() + 1)] if len(codes) else []
     within = np.array([_spearman_or_nan(x[m], y[m]) for m in members])
     means = np.array([[x[m].mean(), y[m].mean()] for m in members]).reshape(-1, 2)
@@ -1007,12 +1009,13 @@ def level_table(data: Mapping[str, JudgedSet], keys: Sequence[str], column: str 
         x, y, codes, within, means = _per_group(frame[column].iloc[d.test].to_numpy(dtype=float),
                                                 d.rows["human"].iloc[d.test].to_numpy(dtype=float),
                                                 d.rows["src"].iloc[d.test])
-        rows, sources = group_resample_counts(codes, n_resamples, seed)
-        valid = ~np.isnan(within)
+        row_counts, source_counts = group_resample_counts(codes, n_resamples, seed)
+        valid = ~np.isnan(within)  # a source drawn k times counts k times in the mean of within-source ρ
         with np.errstate(invalid="ignore", divide="ignore"):
-            within_draws = (sources[:, valid] * within[valid]).sum(axis=1) / sources[:, valid].sum(axis=1)
-        draws = np.stack([resampled_spearman(x, y, rows), within_draws,
-                          resampled_spearman(means[:, 0], means[:, 1], sources)], axis=1)
+            within_draws = ((source_counts[:, valid] * within[valid]).sum(axis=1)
+                            / source_counts[:, valid].sum(axis=1))
+        draws = np.stack([resampled_spearman(x, y, row_counts), within_draws,
+                          resampled_spearman(means[:, 0], means[:, 1], source_counts)], axis=1)
         low, high = np.nanquantile(draws, [(1 - level) / 2, (1 + level) / 2], axis=0)
         pooled, within_mean, between, n = _levels_of(x, y, within, means)
         out.append({"evaluation set": key, "sources": n, "pooled": pooled, "pooled low": low[0],

@@ -83,8 +83,7 @@ def random_subset_masks(n: int, size: int, draws: int, seed: int | np.random.Gen
     Switch with the next change that re-draws the book's numbers anyway."""
     if not 0 < size <= n or draws < 1:
         raise ValueError(f"need 0 < size <= n and draws >= 1, got size={size}, n={n}, draws={draws}")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    order = np.argsort(rng.random((draws, n)), axis=1)[:, :size]
+    order = np.argsort(np.random.default_rng(seed).random((draws, n)), axis=1)[:, :size]
     masks = np.zeros((draws, n))
     np.put_along_axis(masks, order, 1.0, axis=1)
     return masks
