@@ -398,19 +398,18 @@ def bootstrap_gain(runs: Mapping[str, EvalsetRun], *, n_resamples: int, seed: in
         da_by_b = {"in-set": r.da, "held apart": r.da_held,
                    "range low": da_pair(r.index, r.top, lo, signature=signature),
                    "range high": da_pair(r.index, r.top, hi, signature=signature)}
+        tried = {b_name: da_b for b_name, da_b in da_by_b.items() if da_b is not None}
         for subset, systems in r.subsets.items():
             for method in methods:
-                for b_name, da_b in da_by_b.items():
-                    if da_b is None:
-                        continue
-                    b, samples = bootstrap_correlations(
-                        {"BERTScore": r.stats["BERTScore"], DA: da_b[subset]}, r.human, method, systems=systems,
-                        n_resamples=n_resamples, seed=seed, return_samples=True)
-                    better = float(np.mean(samples[DA] > samples["BERTScore"]))
+                # one bootstrap for BERTScore and every b: the same resamples as one call per b
+                b, samples = bootstrap_correlations(
+                    {"BERTScore": r.stats["BERTScore"], **{name: da_b[subset] for name, da_b in tried.items()}},
+                    r.human, method, systems=systems, n_resamples=n_resamples, seed=seed, return_samples=True)
+                for b_name in tried:
+                    better = float(np.mean(samples[b_name] > samples["BERTScore"]))
                     p_rows.append(dict(evalset=key, subset=subset, method=method, b=b_name, p=better))
-                    if b_name == "in-set":
-                        boot_rows.append(b.rename_axis("metric").reset_index().assign(
-                            evalset=key, subset=subset, method=method))
+                boot_rows.append(b.loc[["BERTScore", "in-set"]].rename(index={"in-set": DA}).rename_axis("metric")
+                                 .reset_index().assign(evalset=key, subset=subset, method=method))
     boot = pd.concat(boot_rows, ignore_index=True)
     boot.attrs["signature"] = b.attrs["signature"]
     p_better = pd.DataFrame(p_rows).pivot_table(index=["evalset", "subset", "method"], columns="b", values="p",
