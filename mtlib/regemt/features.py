@@ -21,15 +21,14 @@ def length_features(translations: Sequence[str], others: Sequence[str], *, unit:
     if len(translations) != len(others):
         raise ValueError(f"{len(translations)} translations but {len(others)} {other_name} lines")
     if unit == "char":
-        def length(text):
-            return len(text)
-    elif unit == "subword":
-        if tokenizer is None:
-            raise ValueError("unit='subword' needs a tokenizer (e.g. mtlib.embeddings.models.load_model(name).tokenizer)")
-
-        def length(text):
-            return len(tokenizer.tokenize(text))
-    else:
+        return pd.DataFrame({"len translation": [len(t) for t in translations],
+                             f"len {other_name}": [len(t) for t in others]})
+    if unit != "subword":
         raise ValueError(f"unit must be 'char' or 'subword', got {unit!r}")
-    return pd.DataFrame({"len translation": [length(t) for t in translations],
-                         f"len {other_name}": [length(t) for t in others]})
+    if tokenizer is None:
+        raise ValueError("unit='subword' needs a tokenizer (e.g. mtlib.embeddings.models.load_model(name).tokenizer)")
+
+    def lengths(texts):  # len(tokenizer.tokenize(t)) for each text, in one call of the tokenizer
+        texts = list(texts)
+        return [len(ids) for ids in tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]] if texts else []
+    return pd.DataFrame({"len translation": lengths(translations), f"len {other_name}": lengths(others)})
