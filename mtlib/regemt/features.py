@@ -17,7 +17,8 @@ __all__ = ["length_features"]
 def length_features(translations: Sequence[str], others: Sequence[str], *, unit: str = "char",
                     tokenizer=None, other_name: str = "reference") -> pd.DataFrame:
     """Columns ``len translation`` and ``len {other_name}`` in characters (``unit="char"``) or
-    in the subword pieces of ``tokenizer`` (``unit="subword"``, a Hugging Face tokenizer)."""
+    in the subword pieces of ``tokenizer`` (``unit="subword"``: a Hugging Face tokenizer, called
+    once on all texts; the lengths of its ``tokenize``)."""
     if len(translations) != len(others):
         raise ValueError(f"{len(translations)} translations but {len(others)} {other_name} lines")
     if unit == "char":
