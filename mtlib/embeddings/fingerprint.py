@@ -7,7 +7,7 @@ import functools
 import hashlib
 from pathlib import Path
 
-__all__ = ["folder_fingerprint", "model_files"]
+__all__ = ["folder_fingerprint", "folder_stamp", "model_files"]
 
 
 def model_files(folder: Path) -> list[Path]:
@@ -26,7 +26,12 @@ def _fingerprint_cached(folder: str, stamp: tuple) -> str:
     return h.hexdigest()
 
 
+def folder_stamp(folder: Path) -> tuple:
+    """The model files' names, sizes and modification times: what a cache of anything read from
+    the folder is keyed by, so that a rebuilt folder is read again."""
+    return tuple((f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in model_files(folder))
+
+
 def folder_fingerprint(folder: Path) -> str:
     """SHA-256 over the weight, config and tokenizer files of a local model folder."""
-    stamp = tuple((f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in model_files(folder))
-    return _fingerprint_cached(str(folder.resolve()), stamp)
+    return _fingerprint_cached(str(folder.resolve()), folder_stamp(folder))

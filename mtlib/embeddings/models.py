@@ -21,7 +21,7 @@ from urllib.parse import urlparse
 
 from mtlib import paths
 from mtlib.atomic import file_lock
-from mtlib.embeddings.fingerprint import folder_fingerprint, model_files
+from mtlib.embeddings.fingerprint import folder_fingerprint, folder_stamp, model_files
 
 __all__ = ["PAPER_DEFAULTS", "OFFLINE_MODELS", "PRECISIONS", "default_model", "default_device", "check_device",
            "resolve_model",
@@ -274,8 +274,7 @@ def load_model(name: str, layer: int | None = None, *, device: str | None = None
             layer = OFFLINE_MODELS[name][0]
     location = _location(name)  # the name was checked above
     local = Path(location).is_dir()
-    stamp = tuple((f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in model_files(Path(location))) if local else ()
-    tokenizer, config = _tokenizer_and_config(location, local, stamp)
+    tokenizer, config = _tokenizer_and_config(location, local, folder_stamp(Path(location)) if local else ())
     n_layers = config.num_hidden_layers
     if not 0 <= layer <= n_layers:
         raise ValueError(f"layer {layer} out of range for {name!r}, which has {n_layers} layers")
