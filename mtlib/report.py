@@ -27,24 +27,35 @@ def beside_paper(ours: pd.DataFrame, paper: pd.DataFrame, on: Sequence[str], *,
 
 
 def wide_beside_paper(df: pd.DataFrame, index: Sequence[str], stats: Sequence[str],
-                      stat_col: str = "stat", decimals: int = 3) -> pd.DataFrame:
-    """One row per ``index``, and for each stat the columns ``s ours`` (signed), ``|s| paper``
-    and ``Δ|s|`` (= |ours| − paper).
+                      stat_col: str = "stat", decimals: int = 3,
+                      absolute: Sequence[str] | None = None) -> pd.DataFrame:
+    """One row per ``index``, and for each stat the column ``s ours`` (signed) with the paper's
+    value beside it: ``|s| paper`` and ``Δ|s|`` (= |ours| − paper) for the stats the paper
+    prints as absolute values (``absolute``; default: all of them), else ``s paper`` and ``Δs``
+    (= ours − paper, both signed).
 
-    The papers print absolute correlations; ours keep their sign (positive = agreement), so a
-    negative correlation is never mistaken for a good one. ``Δ|s|`` is a reproduction check of
-    the printed number only: compare metrics with the signed column. Rows keep their first-seen
-    order. Raises ``ValueError`` on duplicate rows rather than averaging them.
+    Ours keep their sign (positive = agreement), so a negative correlation is never mistaken
+    for a good one; ``Δ|s|`` is a reproduction check of the printed number only: compare
+    metrics with the signed column. Rows keep their first-seen order. Raises ``ValueError`` on
+    duplicate rows rather than averaging them, and on an ``absolute`` stat not in ``stats``.
     """
+    absolute = list(stats if absolute is None else absolute)
+    if set(absolute) - set(stats):
+        raise ValueError(f"absolute: {sorted(set(absolute) - set(stats))} not among the stats {list(stats)}")
     keys = list(index) + [stat_col]
     if df.duplicated(keys).any():
         raise ValueError(f"duplicate rows for {keys}")
     wide = df.set_index(keys)[["value", "paper", "delta"]].unstack(stat_col)
     columns = {}
     for s in stats:
-        columns[f"{s} ours"] = wide[("value", s)].round(decimals)
-        columns[f"|{s}| paper"] = wide[("paper", s)]
-        columns[f"Δ|{s}|"] = wide[("delta", s)]
+        ours = wide[("value", s)].round(decimals)
+        columns[f"{s} ours"] = ours
+        if s in absolute:
+            columns[f"|{s}| paper"] = wide[("paper", s)]
+            columns[f"Δ|{s}|"] = wide[("delta", s)]
+        else:
+            columns[f"{s} paper"] = wide[("paper", s)]
+            columns[f"Δ{s}"] = (ours - wide[("paper", s)]).round(decimals)
     order = df[list(index)].drop_duplicates()
     rows = (pd.Index(order.iloc[:, 0], name=index[0]) if len(index) == 1
             else pd.MultiIndex.from_frame(order))

@@ -101,6 +101,13 @@ def test_wide_beside_paper_keeps_the_sign():
     row = wide.loc["A"]
     assert row["r ours"] == -0.548 and row["|r| paper"] == 0.548 and row["Δ|r|"] == 0.0
     assert row["tau ours"] == 0.9 and row["Δ|tau|"] == pytest.approx(0.2)
+    # a paper that prints r signed and |tau|: the signed difference for r
+    wide = wide_beside_paper(beside_paper(ours, paper, on=["metric", "stat"]), ["metric"], ["r", "tau"],
+                             absolute=["tau"])
+    assert list(wide.columns) == ["r ours", "r paper", "Δr", "tau ours", "|tau| paper", "Δ|tau|"]
+    assert wide.loc["A", "Δr"] == pytest.approx(-1.096) and wide.loc["A", "Δ|tau|"] == pytest.approx(0.2)
+    with pytest.raises(ValueError, match="absolute: \\['rho'\\] not among the stats"):
+        wide_beside_paper(beside_paper(ours, paper, on=["metric", "stat"]), ["metric"], ["r", "tau"], absolute=["rho"])
 
 
 # The difficulty-aware paper's Table 2 (top-6 WMT19 en-de systems): the printed Δrank sums.
