@@ -343,7 +343,7 @@ def test_table2_gains_and_sentences():
         "cells, lowers it in 1 and leaves 0 unchanged with the released sets; the paper's Table 2 raises it in 4 of 6 "
         "cells, lowers it in 1 and leaves 1 unchanged for WMT17–19. The mean change is +0.050 with our sets and "
         "-0.100 with the released sets (paper +0.050); per test set, ours X +0.200, Y -0.100, released X -0.100, "
-        "Y +nan, the paper's X +0.000, Y +0.100")
+        "the paper's X +0.000, Y +0.100")
     # without released sets, no words about them
     no_release = vs.table2_summary(gains.assign(released=np.nan), pg)
     assert "released" not in no_release and no_release.endswith("per test set, ours X +0.200, Y -0.100, the paper's "
@@ -367,13 +367,13 @@ def test_table2_bleu_gap_summary():
     directions = {"wmt17": 14, "wmt18": 14, "wmt19": 18}
     # |tau| against the printed |tau|: -0.707 is 0.020 below 0.727; wmt19 within 0.01 everywhere
     assert vs.table2_bleu_gap_summary(avg, paper, directions) == (
-        "within 0.01 of the paper's in all three statistics on WMT19; further apart (ours minus paper): WMT17 $r$ "
+        "within 0.01 of the paper's on WMT19; further apart (ours minus paper): WMT17 $r$ "
         "+0.013, $|\\tau|$ +0.076, $\\rho$ +0.052 (7 of its 14 directions; text lowercased and Moses-tokenised); "
         "WMT18 $|\\tau|$ -0.020, $\\rho$ -0.013 (cause not established)")
     assert vs.table2_bleu_gap_summary(avg, paper, directions, tolerance=0.1).startswith(
-        "within 0.1 of the paper's in all three statistics on WMT17, WMT18 and WMT19")
+        "within 0.1 of the paper's on WMT17, WMT18 and WMT19")
     assert vs.table2_bleu_gap_summary(avg[avg.test_set == "wmt18"], paper, directions) == (
-        "further than 0.01 from the paper's (ours minus paper): WMT18 $|\\tau|$ -0.020, $\\rho$ -0.013 (cause not "
+        "further than 0.01 from the paper's (ours minus paper) on WMT18 $|\\tau|$ -0.020, $\\rho$ -0.013 (cause not "
         "established)")
     assert vs.table2_bleu_gap_summary(avg.assign(test_set="wmt99"), paper, directions) == (
         "no test set of the paper's Table 2 is in this run")
@@ -425,8 +425,13 @@ def test_table3_and_its_sentences():
                          for lp, m, v, pv in [("de-en", "BERTS-P", 0.912, 0.947), ("en-de", "BERTS-R", 0.9914, 0.990),
                                               ("zh-en", "BERTS-F", 0.9, np.nan), ("zh-en", "BLEU", 0.1, 0.9)]])
     assert vs.bertscore_gap_summary(bert) == (
-        "BERTScore's whole-set $r$ lies below the paper's in 1 of 2 cells (median difference -0.017; largest de-en "
-        "WMT19 BERTS-P, +0.912 against 0.947)")
+        "BERTScore's whole-set $r$ lies below the paper's in 1 of 2 cells (median difference -0.017; largest "
+        "shortfall de-en WMT19 BERTS-P, +0.912 against 0.947)")
+    # none below: no shortfall named; a cell without a correlation is left out
+    assert vs.bertscore_gap_summary(bert.iloc[1:]) == (
+        "BERTScore's whole-set $r$ lies below the paper's in 0 of 1 cells (median difference +0.001)")
+    assert vs.bertscore_gap_summary(bert.assign(value=np.nan)) == (
+        "no BERTScore cell of the paper's Table 3 has a correlation in this run")
     assert vs.bertscore_gap_summary(bert.iloc[:0]) == "no BERTScore cell of the paper's Table 3 is in this run"
     only_orig, _ = vs.table3(corr[corr.subset == "original"], paper, ["wmt19"])
     assert vs.table3_summary(only_orig, paper) == "no VAT in this run"
@@ -461,12 +466,16 @@ def test_lambda_summary_and_plots():
     assert vs.lambda_summary(sweep.iloc[:0], 60) == "no ablation test set in this run"
     # to English: 0.4 at 60 is below the whole set's 0.5; from English: 0.6 below 0.7
     assert vs.lambda_groups_summary(sweep, 50, ["BLEU"]) == (
-        "to English (1 directions) VAT at λ = 50 lies above both the whole set and the random subsets for 1 of 1 "
-        "metrics (BLEU +0.500 → +0.800, random +0.400); from English (1 directions) VAT at λ = 50 lies above both "
+        "to English (1 direction) VAT at λ = 50 lies above both the whole set and the random subsets for 1 of 1 "
+        "metrics (BLEU +0.500 → +0.800, random +0.400); from English (1 direction) VAT at λ = 50 lies above both "
         "the whole set and the random subsets for 1 of 1 metrics (BLEU +0.700 → +0.800, random +0.600)")
     assert vs.lambda_groups_summary(sweep, 60, ["BLEU"]).startswith(
-        "to English (1 directions) VAT at λ = 60 lies above both the whole set and the random subsets for 0 of 1 "
+        "to English (1 direction) VAT at λ = 60 lies above both the whole set and the random subsets for 0 of 1 "
         "metrics (BLEU +0.500 → +0.400, random +0.300)")
+    # above the whole set but below the random subsets does not count
+    above_whole = sweep.assign(random=[0.5, 0.7, 0.9, 0.9, 0.3, 0.5])
+    assert "for 0 of 1 metrics (BLEU +0.500 → +0.800, random +0.900)" in vs.lambda_groups_summary(above_whole, 50, ["BLEU"])
+    assert vs.lambda_groups_summary(sweep, 55, ["BLEU"]).startswith("to English: λ = 55 is not among the swept values")
     assert vs.lambda_groups_summary(sweep[sweep.group == "to English"].assign(group="other"), 60) == (
         "no to- or from-English direction in the ablation test set")
     fig, ax = plt.subplots()
@@ -792,10 +801,16 @@ def test_da_bertscore_rows_by_hand():
         "k all: DA-BERTScore minus BERTS-F +0.100 (p = 0.200) on the whole set, -0.050 (p not defined) on our VAT")
     assert vs.da_summary(hand.iloc[:0]) == "no analysis set in this run"
     tested = hand.assign(p=[0.2, 0.2, 0.01, 0.01])
-    assert vs.da_significance(tested) == ("at $p < 0.05$, DA-BERTScore correlates better than BERTS-F in 1 of 2 "
-                                          "comparisons (Pearson and Kendall; p from 0.010 to 0.200)")
+    assert vs.da_significance(tested) == (
+        "over all 2 tested comparisons (each set, all and top-30% systems, whole set and each kept set, Pearson and "
+        "Kendall), DA-BERTScore correlates better than BERTS-F at $p < 0.05$ in 1 (smallest p = 0.010, largest "
+        "p = 0.200; not corrected for multiple comparisons)")
+    # p equal to alpha is not below it; p = 0 is below 1/1000
+    assert "at $p < 0.05$ in 0 (smallest p = 0.050" in vs.da_significance(hand.assign(p=[0.05, 0.05, 0.5, 0.5]))
+    assert "in 1 (smallest p < 0.001" in vs.da_significance(hand.assign(p=[0.0, 0.0, 0.5, 0.5]))
     assert vs.da_significance(tested.assign(p=np.nan)) == "no comparison could be tested"
-    assert vs.da_significance(hand) == "no analysis set in this run"
+    assert vs.da_significance(hand) == "no comparison was tested"
+    assert vs.da_significance(hand.iloc[:0]) == "no analysis set in this run"
 
 
 # -- the conclusion ------------------------------------------------------------------------------------------
@@ -854,17 +869,28 @@ def test_conclusion_bullets_and_verdicts():
     # in the median about as high as random, but far outside the random band both ways; the mean change below 0.01
     # in size, up on one test set and down on the other
     agree, gains, paper_gain, rand, boot = conclusion_inputs([99.0, 1.0, 50.0], ["undecided"] * 3, [0.25, 0.25, -0.485])
-    rand = pd.concat([rand, rand.iloc[[0]].assign(metric="P", percentile=80.0, selected=0.6)], ignore_index=True)
+    rand = pd.DataFrame({"subset": "VAT (ours)", "method": "pearson", "metric": ["BLEU", "R", "P"] * 3,
+                         "percentile": [99.0, 99.0, 99.0, 1.0, 1.0, 1.0, 50.0, 60.0, 40.0], "selected": 0.5,
+                         "random mean": [0.5] * 8 + [0.41]})
     _, verdict = vs.conclusion(agree, gains, paper_gain, rand, boot)
     assert verdict.startswith(
         "**With our sets**, VAT's Pearson $r$ is in the median about as high as on a random subset of its size (median "
-        "percentile 65; per metric BLEU 50, P 80, R 50), with a mean gain over random subsets of +0.025 (per metric "
-        "BLEU +0.000, R +0.000, P +0.100); it lies above the random subsets' middle 95% in 1 and below it in 1 of 4 "
-        "cases, where chance would put about 0.1 on each side: VAT moves the correlation more than a random subset of "
+        "percentile 50; per metric BLEU 50, P 40, R 60), with a mean gain over random subsets of +0.010 (per metric "
+        "BLEU +0.000, P +0.030, R +0.000); it lies above the random subsets' middle 95% in 3 and below it in 3 of 9 "
+        "cases, where chance would put about 0.2 on each side: VAT moves the correlation more than a random subset of "
         "its size does, up in some directions and down in others. Against")
+    # two cases a side are too few for that sentence, however small chance's share
+    _, fewer = vs.conclusion(agree, gains, paper_gain, rand.iloc[1:].assign(percentile=[99.0, 99.0, 1.0, 1.0, 50.0, 50.0,
+                                                                                        60.0, 40.0]), boot)
+    assert "in 2 and below it in 2 of 8 cases, where chance would put about 0.2 on each side. Against" in fewer
     assert verdict.endswith("change by +0.005 on average (WMT17 +0.250, WMT18 -0.117). These numbers do not support "
                             "the claim that VAT ranks systems better in general: averaged over the test sets the "
                             "correlation stays about the same, rising on WMT17 and falling on WMT18.")
+    # every test set up by at least 0.005 but the mean below 0.01: about the same, with no rising/falling split
+    agree, gains, paper_gain, rand, boot = conclusion_inputs([50.0, 40.0, 20.0], ["undecided"] * 3, [0.006, 0.006, 0.007])
+    _, verdict = vs.conclusion(agree, gains, paper_gain, rand, boot)
+    assert verdict.endswith("(WMT17 +0.006, WMT18 +0.007). These numbers do not support the claim that VAT ranks "
+                            "systems better; they show a test set cut to 40% with about the same averaged correlation.")
     # ... and with every test set's change below 0.005 in size: about the same averaged correlation
     agree, gains, paper_gain, rand, boot = conclusion_inputs([50.0, 40.0, 20.0], ["undecided"] * 3, [0.004, 0.002, 0.003])
     _, verdict = vs.conclusion(agree, gains, paper_gain, rand, boot)

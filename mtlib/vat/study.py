@@ -57,7 +57,7 @@ __all__ = ["EVAL_METRICS", "FILTER_METRICS", "SHORT", "STATS", "STAT_LABELS", "m
            "paraphrase_table", "paraphrase_summary", "random_subset_table", "random_percentile_table",
            "random_summary", "bootstrap_verdicts", "verdict_counts",
            "bootstrap_summary", "stability_table", "stability_summary", "da_bertscore_rows", "da_table",
-           "da_summary", "da_significance", "SAME_CHANGE", "set_verdict", "conclusion"]
+           "da_summary", "da_significance", "SAME_CHANGE", "MIN_BAND_CASES", "set_verdict", "conclusion"]
 
 # The evaluating metrics of the paper's tables, and the filtering metrics of its Figure 4.
 EVAL_METRICS = ["BLEU", "BERTS-P", "BERTS-R", "BERTS-F"]
@@ -480,9 +480,14 @@ def per_test_set(change: pd.Series, test_sets: Sequence[str]) -> pd.Series:
     return change.groupby(list(test_sets), sort=False).mean()
 
 
+def _signed(x: float) -> str:
+    """``+0.012``: three decimals with a sign, where a value that rounds to 0 is ``+0.000``, not ``-0.000``."""
+    return f"{round(float(x), 3) + 0.0:+.3f}"
+
+
 def _per_test_set_text(means: pd.Series) -> str:
-    # round first: a mean of 0.1, -0.1 and 0 is -1e-17 in floating point, not "-0.000"
-    return ", ".join(f"{t.upper()} {round(v, 9) + 0.0:+.3f}" for t, v in means.items())
+    """``WMT17 -0.009, WMT18 +0.010`` (test sets without a value left out)."""
+    return ", ".join(f"{t.upper()} {_signed(v)}" for t, v in means.dropna().items())
 
 
 def table2_summary(gains: pd.DataFrame, paper_gain: pd.Series) -> str:
@@ -494,10 +499,10 @@ def table2_summary(gains: pd.DataFrame, paper_gain: pd.Series) -> str:
     if has_released:
         text += f", and raises it in {_up_down(gains.released)} with the released sets"
     text += f"; the paper's Table 2 raises it in {_up_down(paper_gain)} for WMT17–19. The mean change is " \
-            f"{gains.ours.mean():+.3f} with our sets"
+            f"{_signed(gains.ours.mean())} with our sets"
     if has_released:
-        text += f" and {gains.released.mean():+.3f} with the released sets"
-    text += f" (paper {paper_gain.mean():+.3f}); per test set, ours " \
+        text += f" and {_signed(gains.released.mean())} with the released sets"
+    text += f" (paper {_signed(paper_gain.mean())}); per test set, ours " \
             f"{_per_test_set_text(per_test_set(gains.ours, gains.test_set))}"
     if has_released:
         text += f", released {_per_test_set_text(per_test_set(gains.released, gains.test_set))}"
@@ -548,8 +553,8 @@ def table2_bleu_gap_summary(avg: pd.DataFrame, paper: Mapping[tuple[str, str, st
     if not close and not far:
         return "no test set of the paper's Table 2 is in this run"
     if not close:
-        return f"further than {tolerance} from the paper's (ours minus paper): " + "; ".join(far)
-    text = f"within {tolerance} of the paper's in all three statistics on {and_list(close)}"
+        return f"further than {tolerance} from the paper's (ours minus paper) on " + "; ".join(far)
+    text = f"within {tolerance} of the paper's on {and_list(close)}"
     return text + ("; further apart (ours minus paper): " + "; ".join(far) if far else "")
 
 
@@ -607,11 +612,17 @@ def bertscore_gap_summary(t3: pd.DataFrame) -> str:
         if len(t3) else t3
     if not len(b):
         return "no BERTScore cell of the paper's Table 3 is in this run"
+    b = b.dropna(subset=["value"])
+    if not len(b):
+        return "no BERTScore cell of the paper's Table 3 has a correlation in this run"
     d = (b["value"].round(3) - b["paper"]).round(3)
-    worst = b.loc[d.idxmin()]
-    return (f"BERTScore's whole-set $r$ lies below the paper's in {int((d < 0).sum())} of {len(d)} cells (median "
-            f"difference {d.median():+.3f}; largest {worst.lp} {worst.test_set.upper()} {worst.metric}, "
-            f"{worst.value:+.3f} against {worst.paper:.3f})")
+    text = (f"BERTScore's whole-set $r$ lies below the paper's in {int((d < 0).sum())} of {len(d)} cells (median "
+            f"difference {_signed(d.median())}")
+    if (d < 0).any():
+        worst = b.loc[d.idxmin()]
+        text += (f"; largest shortfall {worst.lp} {worst.test_set.upper()} {worst.metric}, {worst.value:+.3f} "
+                 f"against {worst.paper:.3f}")
+    return text + ")"
 
 
 def bleu_zh_summary(t3: pd.DataFrame) -> str:
@@ -701,9 +712,13 @@ def lambda_groups_summary(sweep: pd.DataFrame, drop_percent: float,
         m = d.groupby(["metric", "lam"])[["vat", "random"]].mean()
         rows = [(k, m.loc[(k, 0), "vat"], m.loc[(k, drop_percent), "vat"], m.loc[(k, drop_percent), "random"])
                 for k in metrics if (k, drop_percent) in m.index and (k, 0) in m.index]
+        n_dir = d.lp.nunique()
+        if not rows:
+            parts.append(f"{g}: λ = {drop_percent:g} is not among the swept values")
+            continue
         n_above = sum(1 for _, whole, at, rand in rows if at > whole and at > rand)
-        parts.append(f"{g} ({d.lp.nunique()} directions) VAT at λ = {drop_percent:g} lies above both the whole set and "
-                     f"the random subsets for {n_above} of {len(rows)} metrics ("
+        parts.append(f"{g} ({n_dir} direction{'s' if n_dir != 1 else ''}) VAT at λ = {drop_percent:g} lies above both "
+                     f"the whole set and the random subsets for {n_above} of {len(rows)} metrics ("
                      + "; ".join(f"{k} {whole:+.3f} → {at:+.3f}, random {rand:+.3f}" for k, whole, at, rand in rows)
                      + ")")
     return "; ".join(parts) if parts else "no to- or from-English direction in the ablation test set"
@@ -1171,13 +1186,17 @@ def da_significance(da: pd.DataFrame, alpha: float = 0.05) -> str:
     """In how many (set, systems, subset, statistic) comparisons DA-BERTScore correlates better
     than BERTS-F at one-sided ``p < alpha`` (column ``p`` of :func:`da_bertscore_rows`), and the
     range of the p-values."""
-    if not len(da) or "p" not in da:
+    if not len(da):
         return NO_RUN
+    if "p" not in da:
+        return "no comparison was tested"
     p = da.groupby(["evalset", "systems", "subset", "stat"])["p"].first().dropna()
     if not len(p):
         return "no comparison could be tested"
-    return (f"at $p < {alpha:g}$, DA-BERTScore correlates better than BERTS-F in {int((p < alpha).sum())} of {len(p)} "
-            f"comparisons (Pearson and Kendall; p from {p.min():.3f} to {p.max():.3f})")
+    return (f"over all {len(p)} tested comparisons (each set, all and top-30% systems, whole set and each kept set, "
+            f"Pearson and Kendall), DA-BERTScore correlates better than BERTS-F at $p < {alpha:g}$ in "
+            f"{int((p < alpha).sum())} (smallest {p_text(p.min())}, largest {p_text(p.max())}; not corrected for "
+            "multiple comparisons)")
 
 
 # -- the conclusion --------------------------------------------------------------------------------
@@ -1190,8 +1209,12 @@ def _versus_random(median_pct: float) -> str:
     return "lower than on most random subsets of its size"
 
 
-# Below this size a test set's mean Table 2 change reads as "about the same" in the verdict.
+# Where the verdict finds the averaged correlation about the same overall (mean Table 2 change
+# below 0.01 in size) but some test sets rise and others fall by at least this much, it names them.
 SAME_CHANGE = 0.005
+# Cases outside the random subsets' middle 95% that the verdict calls "more than a random
+# subset" on each side: three times chance's 2.5%, and at least this many.
+MIN_BAND_CASES = 3
 
 
 def _band(rows: pd.DataFrame) -> tuple[int, int]:
@@ -1207,15 +1230,16 @@ def set_verdict(name: str, gain: pd.Series, rand: pd.DataFrame, boot: pd.DataFra
     Pearson's r: median percentile ≥ 75 reads "higher than on most", > 25 "in the median about
     as high", else "lower"; beside it the mean gain over random subsets (overall and per
     evaluating metric) and the cases outside the random 95% band both ways, against the about
-    2.5% of cases chance puts on each side; at three times that on both sides the text says
+    2.5% of cases chance puts on each side; at three times that (and :data:`MIN_BAND_CASES`) on both sides the text says
     that VAT moves the correlation more than a random subset does, both ways. Kendall's τ gets
     its median, mean gain over random and band counts. Against the whole set: the bootstrap
     verdicts (Pearson r) and the mean Table 2 change, overall and per test set. The paper's
     claim is supported with a Pearson median ≥ 75 and more "better" than "worse" bootstrap
     verdicts; for τ as well only with a median ≥ 75; "mixed" for τ where its mean gain is
     positive and more cases lie above the band than below. Otherwise, a mean Table 2 change
-    below 0.01 in size reads as "about the same averaged correlation", naming the test sets
-    whose own mean change reaches :data:`SAME_CHANGE` in size, up or down."""
+    below 0.01 in size reads as "about the same averaged correlation", or, where some test
+    sets rise and others fall by at least :data:`SAME_CHANGE`, as the same on average, rising
+    on the ones and falling on the others."""
     pearson, kendall = rand[rand.method == "pearson"], rand[rand.method == "kendall"]
     n_better, n_worse = int((boot.verdict == "VAT better").sum()), int((boot.verdict == "VAT worse").sum())
     n_boot = len(boot)
@@ -1223,7 +1247,7 @@ def set_verdict(name: str, gain: pd.Series, rand: pd.DataFrame, boot: pd.DataFra
     above, below = _band(pearson)
     chance = 0.025 * len(pearson)
     p_gain = pearson["selected"] - pearson["random mean"]
-    per_metric_gain = p_gain.groupby(pearson.metric, sort=False).mean()
+    per_metric_gain = p_gain.groupby(pearson.metric).mean()
     per_metric_gain = per_metric_gain.reindex([m for m in EVAL_METRICS if m in per_metric_gain.index]
                                               + [m for m in per_metric_gain.index if m not in EVAL_METRICS])
     text = (f"**With {name}**, VAT's Pearson $r$ is {_versus_random(median_pct)} (median percentile {median_pct:.0f}; "
@@ -1231,7 +1255,7 @@ def set_verdict(name: str, gain: pd.Series, rand: pd.DataFrame, boot: pd.DataFra
             f"(per metric " + ", ".join(f"{m} {v:+.3f}" for m, v in per_metric_gain.items()) + ")")
     text += (f"; it lies above the random subsets' middle 95% in {above} and below it in {below} of {len(pearson)} "
              f"cases, where chance would put about {chance:.1f} on each side")
-    if min(above, below) >= 3 * chance > 0:
+    if min(above, below) >= max(MIN_BAND_CASES, 3 * chance):
         text += ": VAT moves the correlation more than a random subset of its size does, up in some directions and " \
                 "down in others"
     kendall_pct, k_gain, k_above, k_below = float("nan"), float("nan"), 0, 0
@@ -1245,7 +1269,7 @@ def set_verdict(name: str, gain: pd.Series, rand: pd.DataFrame, boot: pd.DataFra
     per_set = gain.groupby(level=0, sort=False).mean()
     text += (f". Against the whole set its Pearson $r$ is better beyond the bootstrap noise in {n_better}, worse in "
              f"{n_worse} and undecided in {n_boot - n_better - n_worse} of {n_boot} (direction, metric) cases, and the "
-             f"averaged correlations of Table 2 change by {gain.mean():+.3f} on average"
+             f"averaged correlations of Table 2 change by {_signed(gain.mean())} on average"
              + (f" ({_per_test_set_text(per_set)})" if len(per_set) > 1 else "") + ".")
     if median_pct >= 75 and n_better > n_worse:
         if not len(kendall) or kendall_pct >= 75:
@@ -1260,16 +1284,16 @@ def set_verdict(name: str, gain: pd.Series, rand: pd.DataFrame, boot: pd.DataFra
     if abs(gain.mean()) < 0.01:
         up = [t.upper() for t, v in per_set.items() if v >= SAME_CHANGE]
         down = [t.upper() for t, v in per_set.items() if v <= -SAME_CHANGE]
-        if len(per_set) > 1 and (up or down):
-            split = and_list(([f"rising on {and_list(up)}"] if up else []) + ([f"falling on {and_list(down)}"] if down else []))
+        if up and down:
             return text + (" These numbers do not support the claim that VAT ranks systems better in general: averaged "
-                           f"over the test sets the correlation stays about the same, {split}.")
+                           f"over the test sets the correlation stays about the same, rising on {and_list(up)} and "
+                           f"falling on {and_list(down)}.")
         return text + (" These numbers do not support the claim that VAT ranks systems better; they show a test set "
                        "cut to 40% with about the same averaged correlation.")
     return text + " These numbers do not support the claim that VAT ranks systems better."
 
 
-def conclusion(agree: pd.DataFrame, gains: pd.DataFrame, paper_gain: Sequence[float], rand: pd.DataFrame,
+def conclusion(agree: pd.DataFrame, gains: pd.DataFrame, paper_gain: pd.Series | Sequence[float], rand: pd.DataFrame,
                boot: pd.DataFrame) -> tuple[list[str], str]:
     """The closing bullets and the verdicts, one per kept set (:func:`set_verdict`) of the run."""
     agree_text = "" if "Jaccard" not in agree else (
