@@ -23,7 +23,7 @@ from mtlib import load_evalset  # noqa: E402
 from mtlib.data import EvalSet  # noqa: E402
 from mtlib.embeddings.matchstore import TokenMatches  # noqa: E402
 from mtlib.metrics import BLEU  # noqa: E402
-from mtlib.significance import perm_both_systems  # noqa: E402
+from mtlib.significance import min_pvalue, perm_both_systems  # noqa: E402
 from mtlib.vat import as_system_stats  # noqa: E402
 from mtlib.vat import figures as vf  # noqa: E402
 from mtlib.vat import study as vs  # noqa: E402
@@ -279,10 +279,15 @@ def test_precision_check_table_and_summary():
     big = pd.DataFrame({"Jaccard fp32–bf16": [0.8, 0.9], "max |Δ sentence R|": [0.1, 0.2], "Δr BERTS-R original": [0.001, -0.02],
                         "Δr BERTS-F VAT": [0.003, 0.0]}, index=["a", "b"])
     assert vs.precision_summary(big, "fp32", "bf16") == (
-        "the kept sets agree at Jaccard 0.800–0.900 and Pearson's $r$ moves by at most 0.020 (bf16 minus fp32)")
+        "the kept sets agree at Jaccard 0.800–0.900, and Pearson's $r$ changes by at most 0.020 in size (bf16 against "
+        "fp32)")
+    assert vs.precision_summary(big.assign(**{"Jaccard fp32–bf16": [1.0, 1.0]}), "fp32", "bf16").startswith(
+        "the two precisions keep the same segments (Jaccard 1.000), and")
+    assert vs.precision_summary(big.assign(**{"Jaccard fp32–bf16": [0.9, 0.9]}), "fp32", "bf16").startswith(
+        "the kept sets agree at Jaccard 0.900, and")
     # two significant digits: a bound of 0.00014 is not printed as 0.0001
     assert vs.precision_summary(big.assign(**{"Δr BERTS-F VAT": [0.00014, 0.0]}).iloc[:, [0, 1, 3]], "fp32", "bf16") \
-        .endswith("moves by at most 0.00014 (bf16 minus fp32)")
+        .endswith("changes by at most 0.00014 in size (bf16 against fp32)")
     assert vs.precision_summary(vs.precision_check_table({}, ["x"], other, 50, "a", "b"), "a", "b") == \
         "no evaluation set was checked in this run"
 
@@ -791,6 +796,8 @@ def test_da_bertscore_rows_by_hand():
             want = perm_both_systems(bs, da_scores(members, ids), human, "pearson", systems=members,
                                      n_permutations=1000, seed=9).pvalue
             assert rows.p.tolist() == pytest.approx([want, want], abs=1e-6)
+            assert (rows.n_systems == len(members)).all()
+            assert (rows.floor == min_pvalue(len(members), n_permutations=1000, seed=9)).all()
     wide = vs.da_table(da)
     assert wide.shape == (4, 4)  # (all, top30) × (BERTS-F, DA) rows; (r, tau) × (original, VAT) columns
     hand = pd.DataFrame({"evalset": "k", "systems": "all", "stat": "r",
@@ -806,7 +813,12 @@ def test_da_bertscore_rows_by_hand():
         "Kendall), DA-BERTScore correlates better than BERTS-F at $p < 0.05$ in 1 (smallest p = 0.010, largest "
         "p = 0.200; not corrected for multiple comparisons)")
     # p equal to alpha is not below it; p = 0 is below 1/1000
-    assert "at $p < 0.05$ in 0 (smallest p = 0.050" in vs.da_significance(hand.assign(p=[0.05, 0.05, 0.5, 0.5]))
+    assert "at $p < 0.05$ in none (smallest p = 0.050" in vs.da_significance(hand.assign(p=[0.05, 0.05, 0.5, 0.5]))
+    # a group too small to reach alpha is named with its smallest attainable p
+    floored = tested.assign(n_systems=4, floor=0.0625)
+    assert vs.da_significance(floored).endswith(
+        "; with 4 systems (k all) the test cannot reach $p < 0.05$ (smallest attainable p 0.062)")
+    assert vs.da_significance(floored.assign(floor=0.001)) == vs.da_significance(tested)
     assert "in 1 (smallest p < 0.001" in vs.da_significance(hand.assign(p=[0.0, 0.0, 0.5, 0.5]))
     assert vs.da_significance(tested.assign(p=np.nan)) == "no comparison could be tested"
     assert vs.da_significance(hand) == "no comparison was tested"
@@ -879,6 +891,13 @@ def test_conclusion_bullets_and_verdicts():
         "BLEU +0.000, P +0.030, R +0.000); it lies above the random subsets' middle 95% in 3 and below it in 3 of 9 "
         "cases, where chance would put about 0.2 on each side: VAT moves the correlation more than a random subset of "
         "its size does, up in some directions and down in others. Against")
+    # a metric low among random subsets while the pooled median is not: named, with its bootstrap "worse" count
+    low_r = rand.assign(percentile=[50.0, 10.0, 60.0, 50.0, 20.0, 60.0, 50.0, 5.0, 60.0])
+    boot_m = pd.DataFrame({"subset": "VAT (ours)", "metric": ["R", "R", "R", "BLEU"],
+                           "verdict": ["VAT worse", "VAT worse", "undecided", "VAT worse"]})
+    _, verdict = vs.conclusion(agree, gains, paper_gain, low_r, boot_m)
+    assert "(per metric BLEU +0.000, P +0.030, R +0.000); R lies below most random subsets of its size (median " \
+           "percentile 10) and is worse than the whole set beyond the bootstrap noise in 2 of 3 directions; it lies" in verdict
     # two cases a side are too few for that sentence, however small chance's share
     _, fewer = vs.conclusion(agree, gains, paper_gain, rand.iloc[1:].assign(percentile=[99.0, 99.0, 1.0, 1.0, 50.0, 50.0,
                                                                                         60.0, 40.0]), boot)

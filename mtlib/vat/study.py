@@ -37,7 +37,7 @@ from mtlib.metrics.compositionality import SPACY_DISABLED
 from mtlib.prose import and_list, two_digits
 from mtlib.report import beside_paper, wide_beside_paper
 from mtlib.scoring import SystemStats, score_systems
-from mtlib.significance import p_text, perm_both_systems
+from mtlib.significance import min_pvalue, p_text, perm_both_systems
 from mtlib.testsets import TEXT_CAVEAT, text_caveat
 from mtlib.vat import analysis as va
 from mtlib.vat.filtering import as_system_stats, bertscore_segment_scores, kept_ids, segment_scores, segment_std
@@ -389,8 +389,11 @@ def precision_summary(prec: pd.DataFrame, precision: str, other_name: str) -> st
     if not len(prec):
         return "no evaluation set was checked in this run"
     dr = prec[[c for c in prec.columns if c.startswith("Δr")]].abs().to_numpy().max()
-    return (f"the kept sets agree at Jaccard {prec.iloc[:, 0].min():.3f}–{prec.iloc[:, 0].max():.3f} and Pearson's $r$ "
-            f"moves by at most {two_digits(dr)} ({other_name} minus {precision})")
+    lo, hi = prec.iloc[:, 0].min(), prec.iloc[:, 0].max()
+    agree = ("the two precisions keep the same segments (Jaccard 1.000)" if lo == 1 else
+             f"the kept sets agree at Jaccard {lo:.3f}" if f"{lo:.3f}" == f"{hi:.3f}" else
+             f"the kept sets agree at Jaccard {lo:.3f}–{hi:.3f}")
+    return f"{agree}, and Pearson's $r$ changes by at most {two_digits(dr)} in size ({other_name} against {precision})"
 
 
 # -- Tables 2 and 3 ----------------------------------------------------------------------------
@@ -1119,7 +1122,9 @@ def da_bertscore_rows(R: Mapping[str, Direction], keys: Sequence[str], scorer, b
     on the whole set and each kept set: r and τ over that group's systems, and ``p``, the
     one-sided PERM-BOTH p-value (:func:`mtlib.significance.perm_both_systems`, ``n_permutations``,
     ``seed``) of "DA-BERTScore correlates better than BERTS-F" in that statistic (NaN where a
-    metric is constant). Columns evalset, systems, subset, metric, stat, value, p."""
+    metric is constant), with ``n_systems`` and ``floor``, the smallest p the test can give with
+    that many systems (:func:`mtlib.significance.min_pvalue`). Columns evalset, systems, subset,
+    metric, stat, value, p, n_systems, floor."""
     rows = []
     for key in keys:
         if key not in R:
@@ -1153,9 +1158,11 @@ def da_bertscore_rows(R: Mapping[str, Direction], keys: Sequence[str], scorer, b
                                               systems=systems, n_permutations=n_permutations, seed=seed).pvalue
                     except ValueError:  # a constant metric or too few systems: no test
                         p = np.nan
+                    floor = min_pvalue(len(systems), n_permutations=n_permutations, seed=seed)
                     for name, sc in scores.items():
                         rows.append(dict(evalset=key, systems=group, subset=subset, metric=name, stat=stat,
-                                         value=correlate(sc, r.human, method, systems=systems).value, p=p))
+                                         value=correlate(sc, r.human, method, systems=systems).value, p=p,
+                                         n_systems=len(systems), floor=floor))
         del matches, index, kept
     return pd.DataFrame(rows)
 
@@ -1193,10 +1200,19 @@ def da_significance(da: pd.DataFrame, alpha: float = 0.05) -> str:
     p = da.groupby(["evalset", "systems", "subset", "stat"])["p"].first().dropna()
     if not len(p):
         return "no comparison could be tested"
-    return (f"over all {len(p)} tested comparisons (each set, all and top-30% systems, whole set and each kept set, "
+    n_sig = int((p < alpha).sum())
+    text = (f"over all {len(p)} tested comparisons (each set, all and top-30% systems, whole set and each kept set, "
             f"Pearson and Kendall), DA-BERTScore correlates better than BERTS-F at $p < {alpha:g}$ in "
-            f"{int((p < alpha).sum())} (smallest {p_text(p.min())}, largest {p_text(p.max())}; not corrected for "
+            f"{n_sig if n_sig else 'none'} (smallest {p_text(p.min())}, largest {p_text(p.max())}; not corrected for "
             "multiple comparisons)")
+    if "floor" in da:
+        floors = da.dropna(subset=["p"]).groupby(["evalset", "systems"])[["floor", "n_systems"]].first()
+        blind = floors[floors.floor >= alpha]
+        if len(blind):
+            text += (f"; with {and_list(sorted({str(int(n)) for n in blind.n_systems}))} systems ("
+                     + and_list([f"{e} {g}" for e, g in blind.index]) + f") the test cannot reach $p < {alpha:g}$ "
+                     f"(smallest attainable p {blind.floor.min():.3f})")
+    return text
 
 
 # -- the conclusion --------------------------------------------------------------------------------
@@ -1229,7 +1245,9 @@ def set_verdict(name: str, gain: pd.Series, rand: pd.DataFrame, boot: pd.DataFra
 
     Pearson's r: median percentile ≥ 75 reads "higher than on most", > 25 "in the median about
     as high", else "lower"; beside it the mean gain over random subsets (overall and per
-    evaluating metric) and the cases outside the random 95% band both ways, against the about
+    evaluating metric), each evaluating metric whose own median is ≤ 25 under a pooled median
+    above 25 (with its bootstrap "worse" count, where ``boot`` has a ``metric`` column), and
+    the cases outside the random 95% band both ways, against the about
     2.5% of cases chance puts on each side; at three times that (and :data:`MIN_BAND_CASES`) on both sides the text says
     that VAT moves the correlation more than a random subset does, both ways. Kendall's τ gets
     its median, mean gain over random and band counts. Against the whole set: the bootstrap
@@ -1253,6 +1271,14 @@ def set_verdict(name: str, gain: pd.Series, rand: pd.DataFrame, boot: pd.DataFra
     text = (f"**With {name}**, VAT's Pearson $r$ is {_versus_random(median_pct)} (median percentile {median_pct:.0f}; "
             f"per metric {_per_metric_medians(pearson)}), with a mean gain over random subsets of {p_gain.mean():+.3f} "
             f"(per metric " + ", ".join(f"{m} {v:+.3f}" for m, v in per_metric_gain.items()) + ")")
+    medians = pearson.groupby("metric")["percentile"].median()
+    low = [m for m in per_metric_gain.index if 25 < median_pct and medians[m] <= 25]  # hidden by the pooled median
+    for m in low:
+        text += f"; {m} lies below most random subsets of its size (median percentile {medians[m]:.0f})"
+        if "metric" in boot:
+            b = boot[boot.metric == m]
+            text += (f" and is worse than the whole set beyond the bootstrap noise in "
+                     f"{int((b.verdict == 'VAT worse').sum())} of {len(b)} directions")
     text += (f"; it lies above the random subsets' middle 95% in {above} and below it in {below} of {len(pearson)} "
              f"cases, where chance would put about {chance:.1f} on each side")
     if min(above, below) >= max(MIN_BAND_CASES, 3 * chance):
