@@ -362,26 +362,29 @@ def test_table2_gains_and_sentences():
 
 
 def test_table2_bleu_gap_summary():
-    def avg_rows(t, r, tau, rho, n):
-        return [dict(test_set=t, metric="BLEU", subset="original", stat=k, value=v, directions=n)
-                for k, v in [("r", r), ("tau", tau), ("rho", rho)]]
-    avg = pd.DataFrame(avg_rows("wmt17", 0.923, 0.813, 0.917, 7) + avg_rows("wmt18", 0.8262, -0.707, 0.789, 14)
-                       + avg_rows("wmt19", 0.911, 0.765, 0.879, 18))
-    paper = {("BLEU", "original", "wmt17"): (0.910, 0.737, 0.865), ("BLEU", "original", "wmt18"): (0.827, 0.727, 0.802),
-             ("BLEU", "original", "wmt19"): (0.912, 0.762, 0.878)}
+    def corr_rows(t, r, tau, rho, n):  # n directions with the same value: the average is the value
+        return [dict(test_set=t, lp=f"x{i}-en", metric="BLEU", subset="original", stat=k, value=v)
+                for i in range(n) for k, v in [("r", r), ("tau", tau), ("rho", rho)]]
+    corr = pd.DataFrame(corr_rows("wmt17", 0.923, 0.813, 0.917, 7) + corr_rows("wmt18", 0.8262, -0.707, 0.789, 14)
+                        + corr_rows("wmt19", 0.911, 0.765, 0.879, 18))
+    paper = pd.DataFrame([dict(test_set=t, metric="BLEU", subset="original", stat=k, paper=v)
+                          for t, values in [("wmt17", (0.910, 0.737, 0.865)), ("wmt18", (0.827, 0.727, 0.802)),
+                                            ("wmt19", (0.912, 0.762, 0.878))]
+                          for k, v in zip(["r", "tau", "rho"], values)])
     directions = {"wmt17": 14, "wmt18": 14, "wmt19": 18}
+    _, wide = vs.table2(corr, paper, directions)
     # |tau| against the printed |tau|: -0.707 is 0.020 below 0.727; wmt19 within 0.01 everywhere
-    assert vs.table2_bleu_gap_summary(avg, paper, directions) == (
+    assert vs.table2_bleu_gap_summary(wide) == (
         "within 0.01 of the paper's on WMT19; further apart (ours minus paper): WMT17 $r$ "
         "+0.013, $|\\tau|$ +0.076, $\\rho$ +0.052 (7 of its 14 directions; text lowercased and Moses-tokenised); "
         "WMT18 $|\\tau|$ -0.020, $\\rho$ -0.013 (cause not established)")
-    assert vs.table2_bleu_gap_summary(avg, paper, directions, tolerance=0.1).startswith(
+    assert vs.table2_bleu_gap_summary(wide, tolerance=0.1).startswith(
         "within 0.1 of the paper's on WMT17, WMT18 and WMT19")
-    assert vs.table2_bleu_gap_summary(avg[avg.test_set == "wmt18"], paper, directions) == (
+    assert vs.table2_bleu_gap_summary(wide.loc[["wmt18"]]) == (
         "further than 0.01 from the paper's (ours minus paper) on WMT18 $|\\tau|$ -0.020, $\\rho$ -0.013 (cause not "
         "established)")
-    assert vs.table2_bleu_gap_summary(avg.assign(test_set="wmt99"), paper, directions) == (
-        "no test set of the paper's Table 2 is in this run")
+    _, elsewhere = vs.table2(corr.assign(test_set="wmt99"), paper, directions)
+    assert vs.table2_bleu_gap_summary(elsewhere) == "no test set of the paper's Table 2 is in this run"
 
 
 def test_table3_and_its_sentences():
@@ -438,6 +441,14 @@ def test_table3_and_its_sentences():
     assert vs.bertscore_gap_summary(bert.assign(value=np.nan)) == (
         "no BERTScore cell of the paper's Table 3 has a correlation in this run")
     assert vs.bertscore_gap_summary(bert.iloc[:0]) == "no BERTScore cell of the paper's Table 3 is in this run"
+    # the notes follow the run's sets: WMT17's text caveat only with WMT17, the paper's missing cells by name
+    assert vs.table3_notes(t3) == f"The paper's encoders ({vs.PAPER_ENCODERS}) are not ours (run settings)."
+    assert vs.table3_notes(empty) == vs.table3_notes(t3)
+    gone = t3.assign(test_set="wmt17", paper=np.where(t3.lp == "de-en", np.nan, t3.paper))
+    assert vs.table3_notes(gone) == (
+        f"The paper's encoders ({vs.PAPER_ENCODERS}) are not ours (run settings), and WMT17's text here is "
+        "lowercased and Moses-tokenised. The paper's whole-set BLEU for de-en WMT17 and +VAT BLEU for de-en WMT17 "
+        "are missing from the text of the paper we have (\"–\").")
     only_orig, _ = vs.table3(corr[corr.subset == "original"], paper, ["wmt19"])
     assert vs.table3_summary(only_orig, paper) == "no VAT in this run"
 

@@ -49,7 +49,7 @@ __all__ = ["EVAL_METRICS", "FILTER_METRICS", "SHORT", "STATS", "STAT_LABELS", "m
            "agreement_table", "agreement_summary", "precision_check_table", "precision_check_where", "precision_summary",
            "correlation_rows", "table2", "averaged_value", "table2_gains", "paper_table2_gains",
            "per_test_set", "table2_summary", "table2_bleu_summary", "table2_bleu_gap_summary", "table3", "table3_summary",
-           "bertscore_gap_summary", "bleu_zh_summary",
+           "bertscore_gap_summary", "PAPER_ENCODERS", "table3_notes", "bleu_zh_summary",
            "direction_group", "lambda_sweep", "lambda_summary", "lambda_groups_summary",
            "filter_metric_correlations", "filter_summary",
            "segment_properties", "share_changes", "group_change_summary", "top_moving",
@@ -530,28 +530,24 @@ def table2_bleu_summary(avg: pd.DataFrame, paper: Mapping[tuple[str, str, str], 
         f"{paper[('BLEU', 'original', t)][0]:.3f} → {paper[('BLEU', 'VAT', t)][0]:.3f}" for t in avg.test_set.unique())
 
 
-def table2_bleu_gap_summary(avg: pd.DataFrame, paper: Mapping[tuple[str, str, str], Sequence[float]],
-                            paper_directions: Mapping[str, int], tolerance: float = 0.01) -> str:
-    """BLEU's whole-set averages against the paper's Table 2 in all three statistics (|τ| for
-    τ, as printed): the test sets within ``tolerance`` in all three, and each difference beyond
-    it with what our average differs in (fewer directions, the text caveat) or "cause not
-    established"."""
+def table2_bleu_gap_summary(wide: pd.DataFrame, tolerance: float = 0.01) -> str:
+    """BLEU's whole-set averages against the paper's Table 2, read from :func:`table2`'s wide
+    table (Δr, Δ|τ|, Δρ): the test sets within ``tolerance`` in all three, and each difference
+    beyond it with what our average differs in (fewer directions, the text caveat) or "cause
+    not established"."""
+    names = {"Δr": "$r$", "Δ|tau|": "$|\\tau|$", "Δrho": "$\\rho$"}
     close, far = [], []
-    for t in avg.test_set.unique():
-        if ("BLEU", "original", t) not in paper:
+    for (t, metric, subset), row in wide.iterrows():
+        if metric != "BLEU" or subset != "original" or row[list(names)].isna().all():
             continue
-        ours = {stat: averaged_value(avg, t, "BLEU", "original", stat) for stat in STATS}
-        ours["tau"] = abs(ours["tau"])
-        delta = {stat: round(ours[stat], 3) - paper[("BLEU", "original", t)][k] for k, stat in enumerate(STATS)}
-        gaps = {stat: d for stat, d in delta.items() if abs(d) > tolerance + 1e-9}
+        gaps = {col: row[col] for col in names if abs(row[col]) > tolerance + 1e-9}
         if not gaps:
             close.append(t.upper())
             continue
-        n = int(avg[avg.test_set == t]["directions"].max())
-        why = ([f"{n} of its {paper_directions[t]} directions"] if n != paper_directions.get(t, n) else []) + (
+        ours, of = row["directions"].split(" of ")
+        why = ([f"{ours} of its {of} directions"] if ours != of else []) + (
             [f"text {TEXT_CAVEAT[t]}"] if t in TEXT_CAVEAT else [])
-        names = {"r": "$r$", "tau": "$|\\tau|$", "rho": "$\\rho$"}
-        far.append(f"{t.upper()} " + ", ".join(f"{names[stat]} {d:+.3f}" for stat, d in gaps.items())
+        far.append(f"{t.upper()} " + ", ".join(f"{names[col]} {d:+.3f}" for col, d in gaps.items())
                    + f" ({'; '.join(why) if why else 'cause not established'})")
     if not close and not far:
         return "no test set of the paper's Table 2 is in this run"
@@ -626,6 +622,30 @@ def bertscore_gap_summary(t3: pd.DataFrame) -> str:
         text += (f"; largest shortfall {worst.lp} {worst.test_set.upper()} {worst.metric}, {worst.value:+.3f} "
                  f"against {worst.paper:.3f}")
     return text + ")"
+
+
+# The paper's encoders (its Section 4; ours are the run's, named in every caption).
+PAPER_ENCODERS = "roberta-large into English, bert-base-chinese into Chinese, mBERT otherwise"
+PAPER_SUBSET_NAMES = {"original": "whole-set", "VAT": "+VAT"}
+
+
+def table3_notes(t3: pd.DataFrame) -> str:
+    """What else separates Table 3's cells from the paper's, for the cells of this run: the
+    encoders, the text caveat of each test set in it (:data:`TEXT_CAVEAT`), and the paper's
+    values missing from its text ("–" in the table)."""
+    sets = sorted(t3.test_set.unique()) if len(t3) else []
+    caveats = [f"{t.upper()}'s text here is {TEXT_CAVEAT[t]}" for t in sets if t in TEXT_CAVEAT]
+    text = f"The paper's encoders ({PAPER_ENCODERS}) are not ours (run settings)"
+    text += (", and " + and_list(caveats) if caveats else "") + "."
+    if not len(t3):
+        return text
+    gone = t3[t3.paper.isna()].drop_duplicates(["lp", "test_set", "metric", "paper_subset"])
+    if len(gone):
+        cells = and_list([f"{PAPER_SUBSET_NAMES[row.paper_subset]} {row.metric} for {row.lp} {row.test_set.upper()}"
+                          for row in gone.itertuples()])
+        text += (f" The paper's {cells} {'is' if len(gone) == 1 else 'are'} missing from the text of the paper we "
+                 "have (\"–\").")
+    return text
 
 
 def bleu_zh_summary(t3: pd.DataFrame) -> str:
