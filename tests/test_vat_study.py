@@ -367,9 +367,13 @@ def test_table2_bleu_gap_summary():
                 for i in range(n) for k, v in [("r", r), ("tau", tau), ("rho", rho)]]
     corr = pd.DataFrame(corr_rows("wmt17", 0.923, 0.813, 0.917, 7) + corr_rows("wmt18", 0.8262, -0.707, 0.789, 14)
                         + corr_rows("wmt19", 0.911, 0.765, 0.879, 18))
-    paper = pd.DataFrame([dict(test_set=t, metric="BLEU", subset="original", stat=k, paper=v)
+    # rows the summary must pass over: BLEU on a VAT subset and another metric, both far from the paper's values
+    corr = pd.concat([corr, pd.DataFrame(corr_rows("wmt19", 0.5, 0.5, 0.5, 18)).assign(subset="VAT (ours)"),
+                      pd.DataFrame(corr_rows("wmt19", 0.5, 0.5, 0.5, 18)).assign(metric="BERTS-R")])
+    paper = pd.DataFrame([dict(test_set=t, metric=m, subset=subset, stat=k, paper=v)
                           for t, values in [("wmt17", (0.910, 0.737, 0.865)), ("wmt18", (0.827, 0.727, 0.802)),
                                             ("wmt19", (0.912, 0.762, 0.878))]
+                          for m, subset in [("BLEU", "original"), ("BLEU", "VAT"), ("BERTS-R", "original")]
                           for k, v in zip(["r", "tau", "rho"], values)])
     directions = {"wmt17": 14, "wmt18": 14, "wmt19": 18}
     _, wide = vs.table2(corr, paper, directions)
@@ -385,6 +389,13 @@ def test_table2_bleu_gap_summary():
         "established)")
     _, elsewhere = vs.table2(corr.assign(test_set="wmt99"), paper, directions)
     assert vs.table2_bleu_gap_summary(elsewhere) == "no test set of the paper's Table 2 is in this run"
+    # a statistic the paper does not print is named, never counted as within the tolerance
+    _, no_rho = vs.table2(corr, paper[~((paper.test_set == "wmt19") & (paper.stat == "rho"))], directions)
+    assert vs.table2_bleu_gap_summary(no_rho.loc[["wmt19"]]) == "the paper prints no $\\rho$ on WMT19"
+    assert vs.table2_bleu_gap_summary(no_rho).endswith("(cause not established); the paper prints no $\\rho$ on WMT19")
+    # a test set without the paper's direction count: no "N of its ? directions"
+    _, unknown = vs.table2(corr, paper, {"wmt18": 14, "wmt19": 18})
+    assert "(text lowercased and Moses-tokenised)" in vs.table2_bleu_gap_summary(unknown)
 
 
 def test_table3_and_its_sentences():
@@ -442,13 +453,22 @@ def test_table3_and_its_sentences():
         "no BERTScore cell of the paper's Table 3 has a correlation in this run")
     assert vs.bertscore_gap_summary(bert.iloc[:0]) == "no BERTScore cell of the paper's Table 3 is in this run"
     # the notes follow the run's sets: WMT17's text caveat only with WMT17, the paper's missing cells by name
-    assert vs.table3_notes(t3) == f"The paper's encoders ({vs.PAPER_ENCODERS}) are not ours (run settings)."
-    assert vs.table3_notes(empty) == vs.table3_notes(t3)
-    gone = t3.assign(test_set="wmt17", paper=np.where(t3.lp == "de-en", np.nan, t3.paper))
-    assert vs.table3_notes(gone) == (
-        f"The paper's encoders ({vs.PAPER_ENCODERS}) are not ours (run settings), and WMT17's text here is "
-        "lowercased and Moses-tokenised. The paper's whole-set BLEU for de-en WMT17 and +VAT BLEU for de-en WMT17 "
-        "are missing from the text of the paper we have (\"–\").")
+    encoders = f"The paper's encoders ({vs.PAPER_ENCODERS}) are not ours (run settings)"
+    assert vs.table3_notes(t3, paper) == encoders + "."
+    assert vs.table3_notes(empty, paper) == encoders + "."
+    paper17 = pd.concat([paper, paper.assign(test_set="wmt17")])
+    # en-zh has two VAT subsets against one paper +VAT cell: named once
+    gone = t3.assign(test_set="wmt17", paper=np.where(t3.lp == "en-zh", np.nan, t3.paper))
+    assert vs.table3_notes(gone, paper17) == (
+        encoders + ", and WMT17's text here is lowercased and Moses-tokenised. The paper's whole-set BLEU for en-zh "
+        "WMT17 and +VAT BLEU for en-zh WMT17 are missing from the text of the paper we have (\"–\").")
+    one = pd.concat([t3, t3.assign(test_set="wmt17", paper=np.where(t3.subset == "original", np.nan, t3.paper))])
+    assert vs.table3_notes(one[one.lp == "de-en"], paper17) == (
+        encoders + ", and WMT17's text here is lowercased and Moses-tokenised. The paper's whole-set BLEU for de-en "
+        "WMT17 is missing from the text of the paper we have (\"–\").")
+    # a test set the paper's table does not have is said so, not called missing from its text
+    other = t3.assign(test_set="wmt21.news", paper=np.nan)
+    assert vs.table3_notes(other, paper) == encoders + ". The paper's Table 3 has no WMT21.NEWS de-en and WMT21.NEWS en-zh."
     only_orig, _ = vs.table3(corr[corr.subset == "original"], paper, ["wmt19"])
     assert vs.table3_summary(only_orig, paper) == "no VAT in this run"
 

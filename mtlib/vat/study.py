@@ -532,29 +532,36 @@ def table2_bleu_summary(avg: pd.DataFrame, paper: Mapping[tuple[str, str, str], 
 
 def table2_bleu_gap_summary(wide: pd.DataFrame, tolerance: float = 0.01) -> str:
     """BLEU's whole-set averages against the paper's Table 2, read from :func:`table2`'s wide
-    table (Δr, Δ|τ|, Δρ): the test sets within ``tolerance`` in all three, and each difference
+    table (Δr, Δ|τ|, Δρ): the test sets within ``tolerance`` in all three, each difference
     beyond it with what our average differs in (fewer directions, the text caveat) or "cause
-    not established"."""
+    not established", and the statistics the paper does not print."""
     names = {"Δr": "$r$", "Δ|tau|": "$|\\tau|$", "Δrho": "$\\rho$"}
-    close, far = [], []
+    close, far, missing = [], [], []
     for (t, metric, subset), row in wide.iterrows():
         if metric != "BLEU" or subset != "original" or row[list(names)].isna().all():
             continue
         gaps = {col: row[col] for col in names if abs(row[col]) > tolerance + 1e-9}
+        unprinted = [names[col] for col in names if pd.isna(row[col])]
+        if unprinted:
+            missing.append(f"{and_list(unprinted)} on {t.upper()}")
         if not gaps:
-            close.append(t.upper())
+            if not unprinted:
+                close.append(t.upper())
             continue
         ours, of = row["directions"].split(" of ")
-        why = ([f"{ours} of its {of} directions"] if ours != of else []) + (
+        why = ([f"{ours} of its {of} directions"] if ours != of and of != "?" else []) + (
             [f"text {TEXT_CAVEAT[t]}"] if t in TEXT_CAVEAT else [])
         far.append(f"{t.upper()} " + ", ".join(f"{names[col]} {d:+.3f}" for col, d in gaps.items())
                    + f" ({'; '.join(why) if why else 'cause not established'})")
-    if not close and not far:
+    if not close and not far and not missing:
         return "no test set of the paper's Table 2 is in this run"
-    if not close:
-        return f"further than {tolerance} from the paper's (ours minus paper) on " + "; ".join(far)
-    text = f"within {tolerance} of the paper's on {and_list(close)}"
-    return text + ("; further apart (ours minus paper): " + "; ".join(far) if far else "")
+    parts = [f"within {tolerance} of the paper's on {and_list(close)}"] if close else []
+    if far:
+        parts.append(("further apart (ours minus paper): " if close else
+                      f"further than {tolerance} from the paper's (ours minus paper) on ") + "; ".join(far))
+    if missing:
+        parts.append("the paper prints no " + "; no ".join(missing))
+    return "; ".join(parts)
 
 
 def table3(corr: pd.DataFrame, paper: pd.DataFrame, test_sets: Sequence[str],
@@ -624,27 +631,35 @@ def bertscore_gap_summary(t3: pd.DataFrame) -> str:
     return text + ")"
 
 
-# The paper's encoders (its Section 4; ours are the run's, named in every caption).
-PAPER_ENCODERS = "roberta-large into English, bert-base-chinese into Chinese, mBERT otherwise"
+# The paper's encoders: bert_score's defaults, which its Section 4.1 says it used (ours are the
+# run's, named in every caption).
+PAPER_ENCODERS = ("bert_score's defaults, which the paper says it used: roberta-large into English, "
+                  "bert-base-chinese into Chinese, mBERT otherwise")
 PAPER_SUBSET_NAMES = {"original": "whole-set", "VAT": "+VAT"}
 
 
-def table3_notes(t3: pd.DataFrame) -> str:
-    """What else separates Table 3's cells from the paper's, for the cells of this run: the
-    encoders, the text caveat of each test set in it (:data:`TEXT_CAVEAT`), and the paper's
-    values missing from its text ("–" in the table)."""
+def table3_notes(t3: pd.DataFrame, paper: pd.DataFrame) -> str:
+    """What else separates Table 3's cells (``t3`` from :func:`table3`) from the paper's
+    (``paper`` as ``vat_table3_frame``), for the cells of this run: the encoders, the text caveat
+    of each test set in it (:data:`TEXT_CAVEAT`), the paper's values missing from its text ("–"
+    in the table) and the run's directions the paper's table does not have."""
     sets = sorted(t3.test_set.unique()) if len(t3) else []
     caveats = [f"{t.upper()}'s text here is {TEXT_CAVEAT[t]}" for t in sets if t in TEXT_CAVEAT]
     text = f"The paper's encoders ({PAPER_ENCODERS}) are not ours (run settings)"
     text += (", and " + and_list(caveats) if caveats else "") + "."
     if not len(t3):
         return text
-    gone = t3[t3.paper.isna()].drop_duplicates(["lp", "test_set", "metric", "paper_subset"])
+    printed = set(zip(paper.test_set, paper.lp))
+    in_paper = pd.Series([(t, lp) in printed for t, lp in zip(t3.test_set, t3.lp)], index=t3.index)
+    gone = t3[in_paper & t3.paper.isna()].drop_duplicates(["lp", "test_set", "metric", "paper_subset"])
     if len(gone):
         cells = and_list([f"{PAPER_SUBSET_NAMES[row.paper_subset]} {row.metric} for {row.lp} {row.test_set.upper()}"
                           for row in gone.itertuples()])
         text += (f" The paper's {cells} {'is' if len(gone) == 1 else 'are'} missing from the text of the paper we "
                  "have (\"–\").")
+    elsewhere = sorted({f"{t.upper()} {lp}" for t, lp, kept in zip(t3.test_set, t3.lp, in_paper) if not kept})
+    if elsewhere:
+        text += f" The paper's Table 3 has no {and_list(elsewhere)}."
     return text
 
 
