@@ -1,6 +1,6 @@
 """Benchmark: the whole book executed from warm caches, chapter by chapter, against issue 20's goal.
 
-Issue 20 asks that ``mtlib.book run --profile full`` of all chapters together take at most ten
+Issue 20 asks that ``mtbook run --profile full`` of all chapters together take at most ten
 minutes once the caches (token matches, embeddings, metric statistics, fitted ensembles) are
 warm. This script executes every chapter with the full profile into a scratch folder (never into
 ``book/``), prints each chapter's time and the total against the goal, and compares each executed
@@ -23,8 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from mtlib.book.repository import find_repository
-from mtlib.book.runner import list_notebooks, run_notebook
+from mtbook.repository import find_repository
+from mtbook.runner import list_notebooks, run_notebook
 
 GOAL_SECONDS = 600.0
 STYLER_ID = re.compile(r"T_[0-9a-f_]+")  # pandas Styler's random table ids

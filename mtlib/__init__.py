@@ -1,21 +1,49 @@
-"""mtlib: metrics and meta-evaluation for the MT-evaluation research book."""
+"""mtlib: metrics and meta-evaluation for machine translation.
 
-from mtlib.bootstrap import bootstrap_correlations, resample_counts
-from mtlib.correlation import (Correlation, correlate, correlation_curve, correlation_table,
-                               segment_correlation, top_systems)
-from mtlib.data import EvalSet, list_evalsets, load_evalset
-from mtlib.examples import example_folder
-from mtlib.metrics import METRICS, Metric, get_metric
-from mtlib.plain_folder import load_folder
-from mtlib.ranking import rank_agreement
-from mtlib.report import beside_paper, wide_beside_paper
-from mtlib.scoring import SystemStats, score_systems
+The everyday names below are loaded on first use (PEP 562), so that ``import mtlib.paths`` or
+``mtlib --version`` does not pay for pandas, SciPy or torch::
+
+    import mtlib
+    evs = mtlib.load_evalset("wmt19", "de-en")
+    stats = mtlib.score_systems(evs, mtlib.get_metric("chrF"))
+    mtlib.correlate(stats.system_scores(), evs.human_sys())
+"""
+
+from __future__ import annotations
+
+import importlib
 
 from mtlib.version import __version__
 
-__all__ = [
-    "__version__", "EvalSet", "load_evalset", "load_folder", "example_folder", "list_evalsets", "METRICS", "Metric", "get_metric",
-    "SystemStats", "score_systems", "Correlation", "correlate", "segment_correlation", "correlation_table",
-    "correlation_curve", "top_systems", "rank_agreement", "bootstrap_correlations",
-    "resample_counts", "beside_paper", "wide_beside_paper",
-]
+# public name -> the module that defines it
+_EXPORTS = {
+    "bootstrap_correlations": "mtlib.bootstrap", "resample_counts": "mtlib.bootstrap",
+    "Correlation": "mtlib.correlation", "correlate": "mtlib.correlation", "correlation_curve": "mtlib.correlation",
+    "correlation_table": "mtlib.correlation", "segment_correlation": "mtlib.correlation",
+    "top_systems": "mtlib.correlation",
+    "EvalSet": "mtlib.data", "list_evalsets": "mtlib.data", "load_evalset": "mtlib.data",
+    "example_folder": "mtlib.examples",
+    "METRICS": "mtlib.metrics", "Metric": "mtlib.metrics", "get_metric": "mtlib.metrics",
+    "load_folder": "mtlib.plain_folder",
+    "rank_agreement": "mtlib.ranking",
+    "beside_paper": "mtlib.report", "wide_beside_paper": "mtlib.report",
+    "SystemStats": "mtlib.scoring", "score_systems": "mtlib.scoring",
+    "BERTScorer": "mtlib.bertscore",
+    "PermutationResult": "mtlib.significance", "perm_both": "mtlib.significance",
+    "perm_both_systems": "mtlib.significance", "pairwise_accuracy": "mtlib.significance",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mtlib' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

@@ -20,6 +20,7 @@ import numpy as np
 from mtlib import paths
 from mtlib.data import EvalSet
 from mtlib.metrics import Metric
+from mtlib.metrics.base import with_nrefs
 from mtlib.metrics.languages import target_of
 
 __all__ = ["SystemStats", "common_segment_count", "score_systems", "cached_segment_stats", "stats_key", "read_entry", "write_entry"]
@@ -53,8 +54,9 @@ class SystemStats(dict):
         super().__init__(data)
         self.metric = metric
         self.ref_names = ref_names
-        self.signature = f"{metric.signature}|refs:{'+'.join(ref_names)}"
-        self.sentence_signature = f"{metric.sentence_signature}|refs:{'+'.join(ref_names)}"
+        names, n = "+".join(ref_names), len(ref_names)
+        self.signature = f"{with_nrefs(metric.signature, n)}|refs:{names}"
+        self.sentence_signature = f"{with_nrefs(metric.sentence_signature, n)}|refs:{names}"
 
     def system_scores(self) -> dict[str, float]:
         """Corpus-level score per system."""

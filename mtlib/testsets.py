@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from mtlib.prose import and_list
 
 __all__ = ["CITATION", "TEXT_CAVEAT", "citation", "newstest_name", "text_caveat", "source", "sources_line"]
 
@@ -46,7 +45,7 @@ def source(test_set: str, language_pairs: Sequence[str]) -> str:
     WMT18 news and metrics tasks (Bojar et al. 2018; Ma et al. 2018)" (without "from the …" for
     a test set the book has no citation for)."""
     where = f" from the {CITATION[test_set]}" if test_set in CITATION else ""
-    return f"{test_set} {and_list(language_pairs)}{where}"
+    return f"{test_set} {_and_list(language_pairs)}{where}"
 
 
 def sources_line(evalsets: Sequence[str]) -> str:
@@ -57,3 +56,9 @@ def sources_line(evalsets: Sequence[str]) -> str:
         test_set, lp = key.split()
         by_set.setdefault(test_set, []).append(lp)
     return "; ".join(source(t, lps) for t, lps in by_set.items())
+
+
+def _and_list(items: Sequence[str]) -> str:
+    """"a", "a and b", "a, b and c"."""
+    items = list(items)
+    return " and ".join(items) if len(items) < 3 else f"{', '.join(items[:-1])} and {items[-1]}"

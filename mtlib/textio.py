@@ -8,17 +8,21 @@
 * Bytes that are not UTF-8 raise ``ValueError`` naming the file, the line and the byte.
 * A missing file, a folder and a file this process may not read raise ``FileNotFoundError``,
   ``IsADirectoryError`` and ``PermissionError`` naming the path (:func:`check_text_file`).
+* Commands read ``-`` as standard input (:func:`read_input`), as sacreBLEU and Unix tools do.
+* A command whose reader leaves early (``| head``) ends quietly (:func:`broken_pipe`).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 from pathlib import Path
 
-__all__ = ["read_lines", "check_text_file", "BOM"]
+__all__ = ["read_lines", "read_input", "check_text_file", "broken_pipe", "BOM", "STDIN"]
 
 BOM = "\ufeff"
+STDIN = "-"  # the file name of standard input on command lines
 
 
 def _open(path: Path):
@@ -60,7 +64,26 @@ def read_lines(path: str | os.PathLike) -> list[str]:
     """
     path = Path(path)
     with _open(path) as f:
-        data = f.read()
+        return _decode(f.read(), path)
+
+
+def read_input(path: str | os.PathLike) -> list[str]:
+    """:func:`read_lines`, except that ``-`` is standard input (read as UTF-8 bytes, with the
+    same checks; its errors name it ``standard input``)."""
+    if os.fspath(path) == STDIN:
+        return _decode(sys.stdin.buffer.read(), "standard input")
+    return read_lines(path)
+
+
+def broken_pipe() -> int:
+    """The reader of stdout left early (``mtlib files --sentences | head``): end quietly, as Python's
+    documentation of SIGPIPE advises; stdout goes to devnull so that the flush at exit cannot fail."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 1
+
+
+def _decode(data: bytes, path) -> list[str]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -68,7 +91,7 @@ def read_lines(path: str | os.PathLike) -> list[str]:
         raise ValueError(f"{path}: not UTF-8 text (line {line}, byte {data[err.start]:#04x} at offset "
                          f"{err.start}); convert it, e.g. iconv -f latin1 -t utf-8") from None
     if text.startswith(BOM):
-        warnings.warn(f"{path}: removed the UTF-8 byte-order mark at the start of the file", stacklevel=2)
+        warnings.warn(f"{path}: removed the UTF-8 byte-order mark at the start of the file", stacklevel=3)
         text = text[1:]
     lines = text.split("\n")
     if lines[-1] == "":  # the final newline (or an empty file)

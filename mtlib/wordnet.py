@@ -16,7 +16,7 @@ from pathlib import Path
 
 from mtlib import paths
 
-__all__ = ["ensure_wordnet", "wordnet_available", "WORDNET_ENV"]
+__all__ = ["ensure_wordnet", "wordnet_available", "WORDNET_ENV", "MissingWordNetError"]
 
 WORDNET_ENV = "WNSEARCHDIR"  # WordNet's own variable for the database folder
 _DEBIAN_DIR = Path("/usr/share/wordnet")
@@ -32,6 +32,11 @@ _LEXNAMES = (
     "verb.perception verb.possession verb.social verb.stative verb.weather adj.ppl"
 ).split()
 _POS_NUMBER = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
+
+
+class MissingWordNetError(RuntimeError, ImportError):
+    """WordNet is not installed. A RuntimeError, as before, and an ImportError, so that commands
+    report it as they report a missing optional package: one line saying what to install."""
 
 
 def _lexnames_text() -> str:
@@ -60,15 +65,16 @@ def _source_dir() -> Path | None:
 
 
 def ensure_wordnet() -> None:
-    """Makes WordNet visible to NLTK, or raises ``RuntimeError`` saying how to install it."""
+    """Makes WordNet visible to NLTK, or raises :class:`MissingWordNetError` (a ``RuntimeError``)
+    saying how to install it."""
     import nltk
 
     if _nltk_has_wordnet():
         return
     src = _source_dir()
     if src is None:
-        raise RuntimeError(
-            "WordNet not found for METEOR. Install it with "
+        raise MissingWordNetError(
+            "METEOR needs WordNet, which was not found. Install it with "
             "`apt-get install wordnet-base wordnet-sense-index` (Debian/Ubuntu), set "
             f"{WORDNET_ENV} to a WordNet 3.0 dict folder, or run nltk.download('wordnet')."
         )

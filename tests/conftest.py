@@ -69,7 +69,7 @@ def built_book(tmp_path_factory) -> Path:
     import subprocess
     import sys
 
-    from mtlib.book.repository import find_repository
+    from mtbook.repository import find_repository
     out = tmp_path_factory.mktemp("book")
     exe = shutil.which("jupyter-book") or str(Path(sys.executable).parent / "jupyter-book")
     result = subprocess.run([exe, "build", "-W", "-n", "--keep-going", "--path-output", str(out), str(find_repository().root)],

@@ -1,62 +1,67 @@
-"""The house runs one way: every import goes to the same layer or one below, never in a circle,
-and the chapters use mtlib's public names only (checked over grimp's import graph and the
-notebooks' code). README's "Architecture" section describes these layers."""
+"""The house runs one way. import-linter checks the contracts of ``.importlinter`` (mtlib never
+imports the book package ``mtbook``; each package's layers; the chapters' studies independent of
+one another), and a planted copy shows that each contract fails when broken. grimp's import graph
+adds what import-linter does not check: no circle of imports, no private name imported across
+modules, and chapters that use public names only. README's "Architecture" section describes the
+layers."""
 
 import ast
 import json
+import os
+import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import grimp
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-
-# Bottom to top; a module belongs to the layer of its longest listed prefix.
-LAYERS = [
-    ("foundation", ["mtlib.version", "mtlib.paths", "mtlib.atomic", "mtlib.textio", "mtlib.download",
-                    "mtlib.wordnet", "mtlib.examples", "mtlib.prose"]),
-    ("data and storage", ["mtlib.data", "mtlib.testsets", "mtlib.plain_folder", "mtlib.mqm", "mtlib.embeddings.cachefile",
-                          "mtlib.embeddings.matchstore", "mtlib.embeddings.store", "mtlib.embeddings.fingerprint"]),
-    ("encoders", ["mtlib.embeddings"]),
-    ("metrics", ["mtlib.metrics"]),
-    ("scoring engine", ["mtlib.scoring", "mtlib.bertscore", "mtlib.batch"]),
-    ("meta-evaluation", ["mtlib.correlation", "mtlib.significance", "mtlib.bootstrap", "mtlib.ranking", "mtlib.report"]),
-    ("studies", ["mtlib.difficulty", "mtlib.vat", "mtlib.regemt", "mtlib.otem_utem_study", "mtlib.baselines_study",
-                 "mtlib.own_data_study"]),
-    ("command line and public face", ["mtlib.score_files", "mtlib.vat.cli", "mtlib.cli", "mtlib.__main__",
-                                      "mtlib"]),
-    ("book and course", ["mtlib.book"]),
-]
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 
 
-def layer_of(module: str) -> int:
-    best, best_len = None, -1
-    for index, (_, prefixes) in enumerate(LAYERS):
-        for prefix in prefixes:
-            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best_len:
-                best, best_len = index, len(prefix)
-    return best
+def lint_imports(cwd: Path, pythonpath: Path | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    if pythonpath is not None:
+        env["PYTHONPATH"] = str(pythonpath)
+    return subprocess.run([str(LINT_IMPORTS), "--config", str(ROOT / ".importlinter"), "--no-cache"],
+                          cwd=cwd, env=env, capture_output=True, text=True)
+
+
+def broken_contracts(output: str) -> list[str]:
+    return sorted(set(re.findall(r"^(.+?) BROKEN$", output, flags=re.M)))
+
+
+def test_import_contracts_are_kept():
+    result = lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert "5 kept, 0 broken" in result.stdout
+
+
+def test_a_planted_import_breaks_each_contract(tmp_path):
+    # A copy of both packages' code, each contract broken once, checked with the real contracts.
+    for package in ("mtlib", "mtbook"):
+        shutil.copytree(ROOT / package, tmp_path / package,
+                        ignore=shutil.ignore_patterns("*.egg-info", "__pycache__", "toy-de-en", "*.toml"))
+    plants = {
+        "mtlib/metrics/bleu.py": "import mtbook.prose",                  # the library imports the book
+        "mtlib/paths.py": "import mtlib.scoring",                        # foundation imports the engine
+        "mtlib/embeddings/cachefile.py": "import mtlib.embeddings.models",  # storage imports an encoder
+        "mtbook/prose.py": "import mtbook.studies.baselines",            # a helper imports a study
+        "mtbook/studies/otem_utem.py": "import mtbook.studies.regemt",   # one study imports another
+    }
+    for rel, line in plants.items():
+        path = tmp_path / rel
+        path.write_text(path.read_text(encoding="utf-8") + f"\n{line}  # planted\n", encoding="utf-8")
+    result = lint_imports(tmp_path, pythonpath=tmp_path)
+    assert result.returncode != 0
+    assert len(broken_contracts(result.stdout)) == 5, result.stdout[-3000:]
 
 
 @pytest.fixture(scope="module")
 def graph():
-    return grimp.build_graph("mtlib")
-
-
-def test_every_module_has_a_layer(graph):
-    assert [m for m in sorted(graph.modules) if layer_of(m) is None] == []
-
-
-def test_no_import_goes_up_a_layer(graph):
-    upward = []
-    for module in sorted(graph.modules):
-        for imported in graph.find_modules_directly_imported_by(module):
-            if layer_of(imported) > layer_of(module):
-                lines = graph.get_import_details(importer=module, imported=imported)
-                where = ", ".join(f"line {d['line_number']}" for d in lines)
-                upward.append(f"{module} ({LAYERS[layer_of(module)][0]}) imports {imported} "
-                              f"({LAYERS[layer_of(imported)][0]}) at {where}")
-    assert upward == []
+    return grimp.build_graph("mtlib", "mtbook")
 
 
 def test_no_import_circle(graph):
@@ -91,18 +96,11 @@ def test_no_import_circle(graph):
     assert circles == []
 
 
-def test_the_layer_test_catches_an_upward_import():
-    assert layer_of("mtlib.embeddings.matchstore") < layer_of("mtlib.bertscore")
-    assert layer_of("mtlib.metrics.scm_wmd") < layer_of("mtlib.regemt.scores")
-    assert layer_of("mtlib.vat.cli") > layer_of("mtlib.vat.filtering")
-    assert layer_of("mtlib.book.runner") == len(LAYERS) - 1
-
-
 def test_no_module_imports_a_private_name_of_another(graph):
     found = []
-    for path in sorted((ROOT / "mtlib").rglob("*.py")):
+    for path in sorted([*(ROOT / "mtlib").rglob("*.py"), *(ROOT / "mtbook").rglob("*.py")]):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("mtlib"):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("mtlib", "mtbook")):
                 found += [f"{path.relative_to(ROOT)}: {node.module}.{a.name}" for a in node.names
                           if a.name.startswith("_") and not a.name.startswith("__")]
     assert found == []
@@ -125,8 +123,8 @@ def private_uses(sources: list[str]) -> list[str]:
     for tree in trees:
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
-                bound |= {(a.asname or a.name).split(".")[0] for a in node.names if a.name.startswith("mtlib")}
-            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("mtlib"):
+                bound |= {(a.asname or a.name).split(".")[0] for a in node.names if a.name.startswith(("mtlib", "mtbook"))}
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("mtlib", "mtbook")):
                 bound |= {a.asname or a.name for a in node.names}
                 found += [f"from {node.module} import {a.name}" for a in node.names if a.name.startswith("_")]
                 if any(part.startswith("_") for part in node.module.split(".")):

@@ -12,7 +12,7 @@ import re
 import nbformat
 import pytest
 
-from mtlib.book import assignments
+from mtbook import assignments
 
 otter = pytest.importorskip("otter", reason="otter-grader is not installed (the `teach` extra)")
 pytestmark = pytest.mark.slow

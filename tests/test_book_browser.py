@@ -117,7 +117,7 @@ def _page_problems(browser, page, name, *, known_stale: bool = False) -> tuple[l
 def test_every_page_renders_offline(built_book, browser):
     pages = _pages(built_book)
     assert {"intro.html", "own_data.html", "teaching.html", "regemt.html"} <= {p.name for p in pages}
-    from mtlib.book.runner import known_stale
+    from mtbook.runner import known_stale
     stale = set(known_stale())
     problems, typeset = [], 0
     for page in pages:

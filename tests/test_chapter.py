@@ -5,7 +5,7 @@ import warnings
 import nbformat
 import pytest
 
-from mtlib.book.chapter import quiet_setup, warning_line, warning_note, warning_text
+from mtbook.chapter import quiet_setup, warning_line, warning_note, warning_text
 
 
 def test_warning_line_is_one_line_with_the_data_root_hidden(monkeypatch, tmp_path):
@@ -33,7 +33,7 @@ def test_outside_ipython_a_warning_is_one_line(monkeypatch):
 def test_in_a_notebook_warnings_become_one_note_per_cell():
     nbclient = pytest.importorskip("nbclient")
     nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("import warnings\nfrom mtlib.book.chapter import quiet_setup\nquiet_setup()\nquiet_setup()\n"
+        nbformat.v4.new_code_cell("import warnings\nfrom mtbook.chapter import quiet_setup\nquiet_setup()\nquiet_setup()\n"
                               "print(len(get_ipython().events.callbacks['post_run_cell']))"),
         nbformat.v4.new_code_cell("warnings.warn('first', UserWarning)\nwarnings.warn('second', RuntimeWarning)\n"
                                   "warnings.warn('first', UserWarning)\nprint('done')"),
@@ -50,7 +50,7 @@ def test_in_a_notebook_warnings_become_one_note_per_cell():
     assert len(notes) == 1
     # quiet_setup() twice registers its hook once (the kernel may have hooks of its own)
     nb2 = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-        "from mtlib.book.chapter import quiet_setup\nquiet_setup()\nprint(len(get_ipython().events.callbacks['post_run_cell']))")])
+        "from mtbook.chapter import quiet_setup\nquiet_setup()\nprint(len(get_ipython().events.callbacks['post_run_cell']))")])
     nbclient.NotebookClient(nb2, timeout=120, kernel_name="python3").execute()
     assert hooks == int(nb2.cells[0].outputs[0].text)
     html = notes[0].data["text/html"]

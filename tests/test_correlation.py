@@ -5,7 +5,7 @@ import pytest
 from scipy import stats
 
 from mtlib.correlation import correlate, correlation_curve, correlation_table, segment_correlation, top_systems
-from mtlib.book.paper_results import DA_TABLE1, DA_TABLE2, DA_TABLE2_SUM_ABS_DELTA
+from mtbook.paper_results import DA_TABLE1, DA_TABLE2, DA_TABLE2_SUM_ABS_DELTA
 from mtlib.ranking import rank_agreement
 
 RNG = np.random.default_rng(7)

@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from mtlib.book import runner as nbr
-from mtlib.difficulty.study import HELD_APART_NOTE
+from mtbook import runner as nbr
+from mtbook.studies.difficulty import HELD_APART_NOTE
 
 from conftest import page_text, requires_data
 

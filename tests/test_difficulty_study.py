@@ -1,4 +1,4 @@
-"""The difficulty-aware chapter's analyses (mtlib.difficulty.study) on hand-made fixtures.
+"""The difficulty-aware chapter's analyses (mtbook.studies.difficulty) on hand-made fixtures.
 
 Three systems, one segment, reference "cat cute" (token ids 5, 6). A renders "cat" well, B
 replaces it (id 7), C misses it; "cute" is perfect everywhere. Human scores A > B > C, so the
@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 from mtlib.bertscore import SentenceMean, TokenMatches
-from mtlib.difficulty import study
-from mtlib.difficulty.study import DA, DA_HELD, DA_RAW, da_pair
+from mtbook.studies import difficulty as study
+from mtbook.studies.difficulty import DA, DA_HELD, DA_RAW, da_pair
 from mtlib.scoring import SystemStats
 from mtlib.significance import min_pvalue
 

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from mtlib.book import runner as nbr
-from mtlib.book.repository import find_repository
+from mtbook import runner as nbr
+from mtbook.repository import find_repository
 
 from conftest import requires_data
 
@@ -14,23 +14,38 @@ REPO = find_repository()
 
 
 def test_book_is_up_to_date_and_full_profile():
-    assert nbr.check_book() == [], "re-run: python -m mtlib.book run --profile full"
+    assert nbr.check_book() == [], "re-run: python -m mtbook run --profile full"
 
 
-def test_source_hash_tracks_cells_and_profile(tmp_path):
+def test_numbers_and_words_are_hashed_apart(tmp_path):
     src = REPO.notebooks / "wmt19_baselines.ipynb"
     nb = json.loads(src.read_text())
-    base = nbr.source_hash(src, {"a": 1})
-    assert nbr.source_hash(src, {"a": 2}) != base
-    for cell in nb["cells"]:
-        if cell["cell_type"] == "code":
-            cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "x"}]
+    code, words = nbr.code_hash(src, {"a": 1}), nbr.words_hash(src)
+    assert nbr.code_hash(src, {"a": 2}) != code  # the profile makes numbers
     copy = tmp_path / "nb.ipynb"
-    copy.write_text(json.dumps(nb))
-    assert nbr.source_hash(copy, {"a": 1}) == base  # outputs do not count
-    nb["cells"][0]["source"] = "# edited"
-    copy.write_text(json.dumps(nb))
-    assert nbr.source_hash(copy, {"a": 1}) != base
+
+    def hashes(edit):
+        changed = json.loads(json.dumps(nb))
+        edit(changed["cells"])
+        copy.write_text(json.dumps(changed))
+        return nbr.code_hash(copy, {"a": 1}) != code, nbr.words_hash(copy) != words
+
+    def outputs(cells):
+        for cell in cells:
+            if cell["cell_type"] == "code":
+                cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "x"}]
+
+    def markdown(cells):
+        next(c for c in cells if c["cell_type"] == "markdown")["source"] = "# reworded"
+
+    def code_cell(cells):
+        next(c for c in cells if c["cell_type"] == "code")["source"] += "\nx = 1"
+
+    assert hashes(outputs) == (False, False)  # saving in JupyterLab changes neither
+    assert hashes(markdown) == (False, True)
+    assert hashes(code_cell) == (True, False)
+    assert hashes(lambda cells: cells.insert(3, {"cell_type": "markdown", "source": "new", "metadata": {}})) \
+        == (False, True)
 
 
 def test_check_book_flags_small_profile_and_stale(tmp_path):
@@ -44,9 +59,10 @@ def test_check_book_flags_small_profile_and_stale(tmp_path):
     assert problems and all("profile 'small'" in p for p in problems)
     for name in nbr.list_notebooks():
         nb = json.loads((REPO.book / f"{name}.ipynb").read_text())
-        nb["metadata"]["mtlib"]["source_sha256"] = "0" * 64
+        meta = nb["metadata"]["mtlib"]
+        meta["code_sha256" if "code_sha256" in meta else "source_sha256"] = "0" * 64
         (book / f"{name}.ipynb").write_text(json.dumps(nb))
-    assert all("stale" in p for p in nbr.check_book(book))
+    assert all("stale numbers" in p for p in nbr.check_book(book))
     (book / f"{nbr.list_notebooks()[0]}.ipynb").unlink()
     assert any("not executed" in p for p in nbr.check_book(book))
 
@@ -191,7 +207,9 @@ def _toy_notebook(folder: Path) -> dict:
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     params = nbformat.v4.new_code_cell('profile = "small"\nx = 1')
     params.metadata["tags"] = ["parameters"]
-    nb.cells = [params, nbformat.v4.new_code_cell("assert x == 1, 'x must be 1'\nprint('ran', x)")]
+    nb.cells = [params, nbformat.v4.new_code_cell("import mtlib.metrics.bleu\nassert x == 1, 'x must be 1'\nprint('ran', x)"),
+                nbformat.v4.new_code_cell("from mtbook.words import publish\npublish(x=x, share=x / 4)"),
+                nbformat.v4.new_markdown_cell("x is {{ f.x }}, a share of {{ f.share | pct }}.")]
     folder.mkdir()
     nbformat.write(nb, folder / "toy.ipynb")
     return {"toy": {"small": {"x": 1}}}
@@ -290,7 +308,9 @@ def test_executed_copy_records_code_libraries_and_outputs(tmp_path):
     nb = json.loads(out.read_text())
     ran_with = nb["metadata"]["mtlib"]["ran_with"]
     assert "mtlib/version.py" in ran_with["code"] and "mtlib/metrics/bleu.py" in ran_with["code"]
-    assert "mtlib/notebooks.py" not in ran_with["code"]  # the runner computes no number
+    assert "mtbook/runner.py" not in ran_with["code"]  # the runner computes no number
+    assert ran_with["hash"] == "ast"
+    assert "".join(nb["cells"][-1]["source"]) == "x is 1, a share of 25%."  # the words rendered
     assert ran_with["libraries"]["sacrebleu"] == sacrebleu_version()
     assert all("_mtlib_executed_with" not in "".join(c["source"]) for c in nb["cells"])  # the record cell is gone
     assert nbr.check_book(book, nbs) == []
@@ -301,19 +321,57 @@ def sacrebleu_version() -> str:
     return sacrebleu.__version__
 
 
-def test_check_book_reports_changed_mtlib_code(tmp_path, monkeypatch):
+def test_check_book_reports_changed_code_not_changed_comments(tmp_path, monkeypatch):
     import shutil
 
-    from mtlib.book import provenance
+    from mtbook import provenance
     nbs, book, _ = _toy_book(tmp_path)
-    copy = tmp_path / "src" / "mtlib"
-    shutil.copytree(provenance.PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(provenance, "PACKAGE_DIR", copy)
+    copy = tmp_path / "src"
+    shutil.copytree(provenance.ROOT / "mtlib", copy / "mtlib", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(provenance.ROOT / "mtbook", copy / "mtbook", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(provenance, "ROOT", copy)
     assert nbr.check_book(book, nbs) == []
-    with open(copy / "metrics" / "bleu.py", "a") as f:
-        f.write("\n# a change that may move a number\n")
+    bleu = copy / "mtlib" / "metrics" / "bleu.py"
+    text = bleu.read_text()
+    bleu.write_text(text.replace('"""', '"""Reworded. ', 1) + "\n# a comment moves no number\n")
+    assert nbr.check_book(book, nbs) == []  # docstrings and comments are not code
+    bleu.write_text(text + "\nANSWER = 42\n")
     [problem] = nbr.check_book(book, nbs)
-    assert "toy: stale: what it ran with changed since it was executed (mtlib/metrics/bleu.py changed)" in problem
+    assert "toy: stale numbers: the code or libraries that compute them changed (mtlib/metrics/bleu.py changed" \
+        in problem
+    bleu.write_text(text)
+    words = copy / "mtbook" / "words.py"
+    words.write_text(words.read_text() + "\nANSWER = 42\n")
+    [problem] = nbr.check_book(book, nbs)
+    assert problem.startswith("toy: stale words:")  # the code that renders words re-renders them
+
+
+def test_a_reworded_chapter_is_rendered_without_a_kernel(tmp_path, monkeypatch):
+    import papermill
+
+    nbs, book, out = _toy_book(tmp_path)
+    src = json.loads((nbs / "toy.ipynb").read_text())
+    src["cells"][-1]["source"] = "{{ f.x }} it is ({{ f.share | num(2) }})."
+    src["cells"].insert(1, {"cell_type": "markdown", "metadata": {}, "source": "A new paragraph.", "id": "new1"})
+    (nbs / "toy.ipynb").write_text(json.dumps(src))
+    [problem] = nbr.check_book(book, nbs)
+    assert problem.startswith("toy: stale words:") and "python -m mtbook render --only toy" in problem
+
+    def no_kernel(*args, **kwargs):
+        raise AssertionError("render must not execute")
+
+    monkeypatch.setattr(papermill, "execute_notebook", no_kernel)
+    assert nbr.render_words(book_dir=book, notebook_dir=nbs) == ["toy"]
+    assert nbr.check_book(book, nbs) == []
+    cells = json.loads(out.read_text())["cells"]
+    assert "".join(cells[-1]["source"]) == "1 it is (0.25)."
+    assert "".join(cells[2]["source"]) == "A new paragraph."  # after papermill's injected parameters
+    assert any("ran 1" in "".join(o.get("text", "")) for c in cells for o in c.get("outputs", []))  # outputs kept
+    src["cells"][2]["source"] += "\nprint('changed')"  # now a number may move: render refuses
+    (nbs / "toy.ipynb").write_text(json.dumps(src))
+    with pytest.raises(ValueError, match="cannot render only the words: toy: stale numbers"):
+        nbr.render_words(["toy"], book_dir=book, notebook_dir=nbs)
+    assert nbr.render_words(book_dir=book, notebook_dir=nbs) == []  # all chapters: skipped, not refused
 
 
 def test_check_book_reports_changed_library_versions(tmp_path):
@@ -338,7 +396,7 @@ def test_check_book_reports_hand_edited_outputs_and_unrecorded_code(tmp_path):
     assert "outputs were edited after it was executed" in problem
     del nb["metadata"]["mtlib"]["ran_with"]
     out.write_text(json.dumps(nb))
-    assert nbr.check_book(book, nbs) == ["toy: stale: executed before mtlib recorded the code it ran with"]
+    assert nbr.check_book(book, nbs) == ["toy: stale numbers: executed before the code it ran with was recorded"]
 
 
 def test_check_book_names_a_truncated_notebook(tmp_path):
@@ -374,7 +432,7 @@ def test_known_stale_chapters_are_listed_with_a_reason_and_only_while_stale(tmp_
     out.write_text(json.dumps(nb))
     assert nbr.check_book(book, nbs) == []  # stale, and the page says why
     edited = json.loads(json.dumps(nb))
-    edited["cells"][-1]["outputs"] = []
+    next(c for c in edited["cells"] if c.get("outputs"))["outputs"] = []
     out.write_text(json.dumps(edited))
     assert "edited after it was executed" in nbr.check_book(book, nbs)[0]  # a listing never covers a hand edit
     listing.write_text("nosuch:\n  executed_with: mtlib 0.0.1\n  reason: x\n")
@@ -420,7 +478,7 @@ def test_run_help_lists_notebooks_profiles_and_the_params_command(capsys):
     for name in nbr.list_notebooks():
         profiles = ", ".join(nbr.load_profiles()[name])
         assert any(line.split() == [name, "profiles:", *profiles.split()] for line in out.splitlines()), name
-    assert "python -m mtlib.book params NAME" in out
+    assert "python -m mtbook params NAME" in out
 
 
 def test_params_shows_defaults_comments_and_each_profiles_value(capsys):
@@ -455,7 +513,7 @@ def _rerun_repo(tmp_path, monkeypatch) -> Path:
     import shutil
 
     import nbformat
-    from mtlib.book.repository import BOOK_ENV
+    from mtbook.repository import BOOK_ENV
     repo = tmp_path / "repo"
     (repo / "book").mkdir(parents=True)
     for name in ("_config.yml", "_toc.yml"):
@@ -514,7 +572,7 @@ def test_html_refuses_what_is_not_a_run_folder(tmp_path, capsys):
     assert f"error: no folder {tmp_path / 'nosuch'}" in capsys.readouterr().err
     (tmp_path / "plain.ipynb").write_text(json.dumps({"cells": [], "metadata": {}}))
     assert nbr.main(["html", str(tmp_path)]) == 2
-    assert "holds no notebook executed by python -m mtlib.book run" in capsys.readouterr().err
+    assert "holds no notebook executed by python -m mtbook run" in capsys.readouterr().err
     nb = json.loads((REPO.book / "own_data.ipynb").read_text())
     (tmp_path / "own_data.ipynb").write_text(json.dumps(nb))
     (tmp_path / "html").mkdir()

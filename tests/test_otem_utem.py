@@ -6,7 +6,7 @@ import pytest
 
 from mtlib.metrics.otem_utem import Otem, Utem, count_over, count_under, ngram_counts
 # The paper's Section 1 example (Yang et al. 2018), lowercased as printed.
-from mtlib.book.paper_results import OTEM_PEACE_CAND1 as CAND1, OTEM_PEACE_CAND2 as CAND2, OTEM_PEACE_REFS as REFS
+from mtbook.paper_results import OTEM_PEACE_CAND1 as CAND1, OTEM_PEACE_CAND2 as CAND2, OTEM_PEACE_REFS as REFS
 
 
 def _per_ref_counts(cand, n=1):

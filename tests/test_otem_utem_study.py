@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtlib import otem_utem_study as study
-from mtlib.otem_utem_study import versus_baseline, without_lowest
+from mtbook.studies import otem_utem as study
+from mtbook.studies.otem_utem import versus_baseline, without_lowest
 from mtlib.significance import perm_both
 
 SIGNS = {"BLEU": 1, "OTEM": -1}

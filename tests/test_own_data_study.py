@@ -1,4 +1,4 @@
-"""The own-data chapter's tables and sentences (mtlib.own_data_study), on small hand-made cases."""
+"""The own-data chapter's tables and sentences (mtbook.studies.own_data), on small hand-made cases."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import mtlib
-from mtlib import own_data_study as ods
+from mtbook.studies import own_data as ods
 from mtlib.data import EvalSet
 from mtlib.significance import min_pvalue, perm_both, perm_both_systems
 

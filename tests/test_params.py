@@ -1,6 +1,6 @@
 import pytest
 
-from mtlib.book import params
+from mtbook import params
 
 
 @pytest.mark.parametrize("fn, args, ok", [

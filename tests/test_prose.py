@@ -1,6 +1,6 @@
 """The book's wording helpers."""
 
-from mtlib.prose import and_list, two_digits
+from mtbook.prose import and_list, two_digits
 
 
 def test_and_list():

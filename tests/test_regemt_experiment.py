@@ -253,7 +253,7 @@ def test_permutation_importance_finds_the_informative_feature():
 
 
 def test_paper_tables_parse_and_agree_with_each_other():
-    from mtlib.book import paper_results as p
+    from mtbook import paper_results as p
     t2 = p.regemt_table2()
     assert t2["ref"].shape == (19, 19) and np.allclose(t2["ref"], t2["ref"].T, equal_nan=True)
     for setting, cols in [("ref", p.REGEMT_COLUMNS), ("src", p.REGEMT_COLUMNS[:10])]:

@@ -1,4 +1,4 @@
-"""The RegEMT chapter's analyses (mtlib.regemt.study) on hand-made tables and synthetic rows.
+"""The RegEMT chapter's analyses (mtbook.studies.regemt) on hand-made tables and synthetic rows.
 
 Expected values are worked out by hand (Spearman of small permutations: [1, 2, 4, 3] against
 [1, 2, 3, 4] is 1 - 6*2/60 = 0.8; [2, 1, 4, 3] is 0.6) or, for the orchestration over the
@@ -17,12 +17,12 @@ pytest.importorskip("sklearn")
 
 from conftest import make_mtme  # noqa: E402
 
-from mtlib.regemt import study  # noqa: E402
+from mtbook.studies import regemt as study  # noqa: E402
 from mtlib.regemt.ensemble import ablation, split_by_source  # noqa: E402
 from mtlib.regemt.experiment import REG_BASE, REGEMT, Evaluation, evaluate, spearman_table  # noqa: E402
 from mtlib.significance import perm_both  # noqa: E402
 from mtlib.regemt.scores import COMPOS_ROW  # noqa: E402
-from mtlib.regemt.study import Features, JudgedSet  # noqa: E402
+from mtbook.studies.regemt import Features, JudgedSet  # noqa: E402
 
 UP = [1.0, 2.0, 3.0, 4.0]
 DOWN = [4.0, 3.0, 2.0, 1.0]

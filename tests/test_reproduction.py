@@ -5,7 +5,7 @@ import pytest
 from mtlib.correlation import correlate, top_systems
 from mtlib.data import load_evalset
 from mtlib.metrics import BLEU, TER
-from mtlib.book.paper_results import DA_TABLE1, DA_TABLE2
+from mtbook.paper_results import DA_TABLE1, DA_TABLE2
 from mtlib.scoring import score_systems
 
 from conftest import requires_data
@@ -41,7 +41,7 @@ def test_vat_table3_bleu_into_chinese(test_set):
     # reproduce to the three printed decimals only with sacreBLEU's zh tokenizer, which mtlib picks
     # for a Chinese target (13a gave 0.451 and 0.713 on the whole sets).
     from mtlib.metrics import get_metric
-    from mtlib.book.paper_results import VAT_TABLE3
+    from mtbook.paper_results import VAT_TABLE3
     from mtlib.vat import released_subset
     evs = load_evalset(test_set, "en-zh")
     human = evs.human_sys()

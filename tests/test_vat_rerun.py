@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from mtlib.book import runner as nbr
+from mtbook import runner as nbr
 
 from conftest import page_text, requires_data
 

@@ -1,4 +1,4 @@
-"""The variance-aware test sets chapter's study functions (mtlib.vat.study), on hand-made sets.
+"""The variance-aware test sets chapter's study functions (mtbook.studies.vat.study), on hand-made sets.
 
 Expected values are computed here from the definitions (numpy/scipy on the hand-set scores),
 never by the function under test."""
@@ -25,8 +25,8 @@ from mtlib.embeddings.matchstore import TokenMatches  # noqa: E402
 from mtlib.metrics import BLEU  # noqa: E402
 from mtlib.significance import min_pvalue, perm_both_systems  # noqa: E402
 from mtlib.vat import as_system_stats  # noqa: E402
-from mtlib.vat import figures as vf  # noqa: E402
-from mtlib.vat import study as vs  # noqa: E402
+from mtbook.studies.vat import figures as vf  # noqa: E402
+from mtbook.studies.vat import study as vs  # noqa: E402
 
 
 # -- fixtures --------------------------------------------------------------------------------------

@@ -62,8 +62,8 @@ def test_wheel_scores_the_example_without_the_repository(tmp_path):
                 "--ref", str(reference), "--lp", "de-en"], cwd=outside, env=env)
     assert "BLEU" in cli.stdout
 
-    book = _run([str(python), "-m", "mtlib.book", "check"], cwd=outside, env=env, check=False)
+    book = _run([str(python), "-m", "mtbook", "check"], cwd=outside, env=env, check=False)
     assert book.returncode == 2 and "no book repository" in book.stderr and "MTLIB_BOOK" in book.stderr
-    pointed = _run([str(python), "-m", "mtlib.book", "check"], cwd=outside, env={**env, "MTLIB_BOOK": str(ROOT)},
+    pointed = _run([str(python), "-m", "mtbook", "check"], cwd=outside, env={**env, "MTLIB_BOOK": str(ROOT)},
                    check=False)
     assert "no book repository" not in pointed.stderr and pointed.returncode in (0, 1), pointed.stderr

@@ -1,6 +1,6 @@
 """A warning at the top of every chapter listed in ``book/known_stale.yml``.
 
-A chapter whose executed copy is older than the code (``python -m mtlib.book check``)
+A chapter whose executed copy is older than the code (``python -m mtbook check``)
 and cannot be re-executed yet is listed there with the reason; its page then says so before
 the first paragraph, so that no reader takes its numbers for the current code's.
 """

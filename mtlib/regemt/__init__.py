@@ -12,7 +12,4 @@ and syntactic metrics.
 * :mod:`~mtlib.regemt.ensemble` — the regressor, the source-grouped split, the ablation and
   permutation importance; :mod:`~mtlib.regemt.experiment` — held-out Spearman, cross-lingual
   fits and grouped bootstrap intervals;
-* :mod:`~mtlib.regemt.study` — the chapter's analyses: the evaluation sets and their features,
-  the paper's tables beside ours, the intervals, splits, ablation and comparisons, and the
-  sentences that quote them.
 """

@@ -8,8 +8,6 @@ Keep the test segments on which the systems' scores vary most:
 * :mod:`mtlib.vat.release` — the sets the authors released, as evaluation-set subsets;
 * :mod:`mtlib.vat.analysis` — what distinguishes kept from filtered segments, and how a
   kept set compares with random subsets of the same size;
-* :mod:`mtlib.vat.study` — the chapter's study: each direction loaded once, Tables 2–4 beside
-  the paper, the λ sweep, stability, the bootstrap verdicts and the closing verdict;
 * :mod:`mtlib.vat.cli` — ``mtlib vat`` on an evaluation set or on plain files.
 """
 

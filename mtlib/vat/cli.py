@@ -190,13 +190,21 @@ def run(args) -> list[Path]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from mtlib.textio import broken_pipe
+    from mtlib.version import missing_extra
     from mtlib.embeddings.cachefile import CacheFileError
     args = _parser().parse_args(argv)
     try:
         run(args)
+        sys.stdout.flush()  # a reader that left early (| head) shows here, handled below
+    except BrokenPipeError:
+        return broken_pipe()
     # OSError: missing, unreadable or existing files and folders; CacheFileError: a damaged cache, as in mtlib score.
     except (ValueError, TypeError, OSError, CacheFileError) as err:
         print(f"error: {err}", file=sys.stderr)
+        return 2
+    except ImportError as err:  # an optional package is missing (BERTScore: torch); WordNet (METEOR)
+        print(f"error: {missing_extra(err, args.metric)}", file=sys.stderr)
         return 2
     return 0
 

@@ -28,6 +28,7 @@ import pandas as pd
 
 from mtlib.bertscore import PRF_COLUMNS as BERTSCORE_COLUMNS, prf
 from mtlib.data import EvalSet
+from mtlib.metrics.base import with_nrefs
 
 __all__ = ["BERTSCORE_COLUMNS", "VATSelection", "segment_scores", "segment_std", "kept_ids", "select", "check_drop_percent",
            "bertscore_segment_scores", "as_system_stats",
@@ -97,7 +98,8 @@ def segment_scores(evs: EvalSet, metric: str = "BERTScore-R", systems: Sequence[
     m = get_metric(label, target_lang=target_of(evs.lp), **dict(options or {}))
     stats = score_systems(evs, m, systems, [ref_name], cache=cache)
     data = stats.segment_scores()  # the sentence-level definition (BLEU: sentence_bleu, eff:yes)
-    return _frame(evs, data, systems, label, f"{stats.metric.sentence_signature}|sentence|refs:{ref_name}")
+    signature = f"{with_nrefs(stats.metric.sentence_signature, 1)}|sentence|refs:{ref_name}"
+    return _frame(evs, data, systems, label, signature)
 
 
 def bertscore_segment_scores(evs: EvalSet, scorer, systems: Sequence[str] | None = None,
@@ -111,7 +113,7 @@ def bertscore_segment_scores(evs: EvalSet, scorer, systems: Sequence[str] | None
         matches = scorer.match_systems(evs, systems, ref_name)
     scores = {s: prf(matches[s]) for s in systems}
     return {label: _frame(evs, {s: scores[s][:, column] for s in systems}, systems, label,
-                          f"{label}|{scorer.signature}|refs:{ref_name}")
+                          f"{with_nrefs(f'{label}|{scorer.signature}', 1)}|refs:{ref_name}")
             for label, column in BERTSCORE_COLUMNS.items()}
 
 

@@ -19,7 +19,7 @@ import pandas as pd
 
 from mtlib.data import load_evalset
 from mtlib.mqm import MQM_ERROR_FILES
-from mtlib.prose import and_list
+from mtbook.prose import and_list
 from mtlib.significance import p_text, perm_both
 from mtlib.testsets import source
 

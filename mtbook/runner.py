@@ -4,21 +4,21 @@ Sources live in ``notebooks/*.ipynb`` and stay clean; executed copies are writte
 ``book/`` (full profile, committed) or to any other folder (small profile, for tests).
 Each executed copy records, in ``metadata.mtlib``, the profile, its parameters, any
 overrides, a hash of the source, what it ran with (a hash of every mtlib module the kernel
-loaded and the versions of the libraries that shape numbers: :mod:`mtlib.book.provenance`) and a
+loaded and the versions of the libraries that shape numbers: :mod:`mtbook.provenance`) and a
 hash of what it printed, so :func:`check_book` catches a stale, small-profile or overridden
 copy in ``book/``, one whose code or libraries changed, and one edited after execution. A notebook is executed into a temporary folder
 and moved into place only when it succeeds; ``book/`` takes only the full profile.
 
 Usage::
 
-    python -m mtlib.book run --profile full            # all notebooks into book/
-    python -m mtlib.book run --profile small --out runs/small --only wmt19_baselines
-    python -m mtlib.book check                         # is book/ up to date?
-    python -m mtlib.book params own_data               # its parameters, defaults and profiles
-    python -m mtlib.book html runs/small               # a run folder as HTML, not re-executed
-    python -m mtlib.book run --profile small --out runs/mine --only own_data --html   # both at once
+    python -m mtbook run --profile full            # all notebooks into book/
+    python -m mtbook run --profile small --out runs/small --only wmt19_baselines
+    python -m mtbook check                         # is book/ up to date?
+    python -m mtbook params own_data               # its parameters, defaults and profiles
+    python -m mtbook html runs/small               # a run folder as HTML, not re-executed
+    python -m mtbook run --profile small --out runs/mine --only own_data --html   # both at once
 
-The repository is found explicitly (:func:`~mtlib.book.repository.find_repository`: the
+The repository is found explicitly (:func:`~mtbook.repository.find_repository`: the
 current folder or a parent, or ``MTLIB_BOOK``); every function also takes its folders.
 """
 
@@ -39,10 +39,10 @@ from typing import Sequence, TextIO
 
 import yaml
 
-from mtlib.book import provenance
-from mtlib.book.repository import find_repository
+from mtbook import provenance, words
+from mtbook.repository import find_repository
 
-__all__ = ["list_notebooks", "load_profiles", "source_hash", "executed_hash", "declared_parameters",
+__all__ = ["render_words", "list_notebooks", "load_profiles", "source_hash", "code_hash", "words_hash", "executed_hash", "declared_parameters",
            "parameter_cell", "describe_parameters", "run_notebook", "run_all", "build_html", "output_problems",
            "check_book", "main"]
 
@@ -79,11 +79,8 @@ def _parameters(name: str, profile: str, profiles: dict) -> dict:
 
 
 def source_hash(path: Path, parameters: dict) -> str:
-    """SHA-256 of the cells' types and sources plus the profile parameters.
-
-    Outputs, execution counts and metadata do not count: saving a notebook in
-    JupyterLab does not make the book stale, editing a cell or a profile does.
-    """
+    """SHA-256 of the cells' types and sources plus the profile parameters: how copies executed
+    before the numbers and the words were told apart recorded their source (``source_sha256``)."""
     nb = json.loads(path.read_text(encoding="utf-8"))
     h = hashlib.sha256()
     for cell in nb["cells"]:
@@ -91,6 +88,32 @@ def source_hash(path: Path, parameters: dict) -> str:
         h.update(cell["cell_type"].encode() + b"\x00" + ("".join(src) if isinstance(src, list) else src).encode())
         h.update(b"\x01")
     h.update(json.dumps(parameters, sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def code_hash(path: Path, parameters: dict) -> str:
+    """What makes a chapter's numbers, on its side of the notebook: the code cells, in order, and
+    the profile's parameters. Outputs, execution counts, metadata and the Markdown cells do not
+    count (saving in JupyterLab or rewording a sentence does not stale the numbers)."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    h = hashlib.sha256()
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            h.update(_joined(cell["source"]).encode() + b"\x01")
+    h.update(json.dumps(parameters, sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def words_hash(path: Path) -> str:
+    """What words a chapter: its Markdown cells (the templates) in their places among the code
+    cells, and the code that renders them (:mod:`mtbook.words` and :mod:`mtbook.prose`)."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    h = hashlib.sha256()
+    for cell in nb["cells"]:
+        h.update(b"md\x00" + _joined(cell["source"]).encode() if cell["cell_type"] == "markdown" else b"code")
+        h.update(b"\x01")
+    for rel, digest in provenance.words_fingerprint().items():
+        h.update(f"{rel}:{digest}".encode())
     return h.hexdigest()
 
 
@@ -118,12 +141,12 @@ def executed_hash(nb: dict) -> str:
 
 
 # Appended to the copy papermill executes; the runner moves its answer into the metadata.
-_PROVENANCE_CELL = "from mtlib.book.provenance import executed_with as _mtlib_executed_with\n_mtlib_executed_with();"
+_PROVENANCE_CELL = "from mtbook.provenance import executed_with as _mtlib_executed_with\n_mtlib_executed_with();"
 
 
 def _take_provenance(nb) -> dict:
     """Removes the appended provenance cell and returns its record."""
-    from mtlib.book.provenance import MIME_TYPE
+    from mtbook.provenance import MIME_TYPE
 
     cell = nb.cells[-1]
     records = [o["data"][MIME_TYPE] for o in cell.get("outputs", []) if MIME_TYPE in o.get("data", {})]
@@ -220,7 +243,7 @@ def describe_parameters(name: str, notebook_dir: Path | None = None, profiles: d
     own = profiles.get(name) or {}
     out = [f"{name}: the cell tagged 'parameters' of {src.parent.name}/{src.name}; under a parameter, "
            f"the value each profile of {PROFILES_NAME} gives it",
-           f"override one: python -m mtlib.book run --profile {next(iter(own), BOOK_PROFILE)} --out runs/NAME "
+           f"override one: python -m mtbook run --profile {next(iter(own), BOOK_PROFILE)} --out runs/NAME "
            f"--only {name} -p PARAMETER YAML_VALUE", ""]
     width = max((len(p) for p in own), default=0)
     for entry in parameter_cell(src):
@@ -382,6 +405,11 @@ def _execute(job: dict, *, log_output: bool, progress: TextIO | None = None) -> 
     ran_with = _take_provenance(nb)
     drop_progress_bars(nb)
     _mark_cells(nb)
+    try:
+        nb.cells = [nbformat.from_dict(c) for c in words.render_cells(source_nb.cells[:-1], nb.cells, name=name)]
+    except ValueError as err:
+        raise RuntimeError(f"notebook {name!r} ran, but its words could not be rendered ({out_dir} is "
+                           f"unchanged): {err}") from err
     out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / f"{name}.ipynb"
     # papermill records absolute paths of this machine; keep them relative to the repository.
@@ -392,8 +420,8 @@ def _execute(job: dict, *, log_output: bool, progress: TextIO | None = None) -> 
         path = Path(pm_meta[key]).resolve()
         pm_meta[key] = str(path.relative_to(root)) if path.is_relative_to(root) else path.name
     nb.metadata["mtlib"] = {"profile": profile, "parameters": params, "overrides": extra,
-                            "source_sha256": source_hash(src, params), "ran_with": ran_with,
-                            "executed_sha256": executed_hash(nb)}
+                            "code_sha256": code_hash(src, params), "words_sha256": words_hash(src),
+                            "ran_with": ran_with, "executed_sha256": executed_hash(nb)}
     staged = out_dir / f".{name}.ipynb.{os.getpid()}.tmp"
     nbformat.write(nb, staged)
     os.replace(staged, out)  # atomic: readers see the old copy or the new one
@@ -454,8 +482,8 @@ def build_html(folder: Path, *, repo_root: Path | None = None, progress: TextIO 
         raise ValueError("book/ is the book itself: build it with jupyter-book build .")
     notebooks = _executed_notebooks(folder)
     if not notebooks:
-        raise ValueError(f"{folder} holds no notebook executed by python -m mtlib.book run "
-                         f"(execute one: python -m mtlib.book run --profile small --out {folder} --only NAME)")
+        raise ValueError(f"{folder} holds no notebook executed by python -m mtbook run "
+                         f"(execute one: python -m mtbook run --profile small --out {folder} --only NAME)")
     html = folder / "html"
     if html.exists() and not (html / ".buildinfo").exists():
         raise ValueError(f"{html} exists and is not an earlier HTML build: move it away first (nothing is overwritten)")
@@ -497,7 +525,7 @@ def build_html(folder: Path, *, repo_root: Path | None = None, progress: TextIO 
         overrides = ", ".join(f"`{k}: {_yaml_inline(v)}`" for k, v in (meta.get("overrides") or {}).items())
         rows.append(f"| {{doc}}`{path.stem}` | {meta.get('profile')} | {overrides or 'none'} |")
     (project / "index.md").write_text(
-        f"# Run {folder.resolve().name}\n\nThe notebooks executed by `python -m mtlib.book run` into `{folder}`, "
+        f"# Run {folder.resolve().name}\n\nThe notebooks executed by `python -m mtbook run` into `{folder}`, "
         "shown as they ran (not re-executed). The published book is the `full` profile without overrides.\n\n"
         "| Chapter | Profile | Overrides |\n|---|---|---|\n" + "\n".join(rows) + "\n", encoding="utf-8")
 
@@ -548,7 +576,12 @@ def known_stale(book_dir: Path | None = None) -> dict[str, dict]:
 
 def _stale(problem: str) -> bool:
     """Problems that re-executing the chapter resolves (not a hand edit, profile or override)."""
-    return ": stale: " in problem
+    return ": stale numbers: " in problem
+
+
+def _words_stale(problem: str) -> bool:
+    """Problems that rendering the words again resolves, without a kernel."""
+    return ": stale words: " in problem
 
 
 def check_book(book_dir: Path | None = None, notebook_dir: Path | None = None) -> list[str]:
@@ -577,7 +610,7 @@ def _chapter_problems(book_dir: Path, notebook_dir: Path) -> list[str]:
     for name in list_notebooks(notebook_dir):
         executed = book_dir / f"{name}.ipynb"
         if not executed.exists():
-            problems.append(f"{name}: not executed into {book_dir.name}/ (run: python -m mtlib.book run)")
+            problems.append(f"{name}: not executed into {book_dir.name}/ (run: python -m mtbook run)")
             continue
         try:
             nb = json.loads(executed.read_text(encoding="utf-8"))
@@ -585,7 +618,7 @@ def _chapter_problems(book_dir: Path, notebook_dir: Path) -> list[str]:
             executed_hash(nb)
         except (ValueError, KeyError, TypeError, AttributeError) as err:  # JSONDecodeError is a ValueError
             problems.append(f"{name}: {executed} is not a readable executed notebook ({type(err).__name__}: {err}); "
-                            "re-run: python -m mtlib.book run --only " + name)
+                            "re-run: python -m mtbook run --only " + name)
             continue
         if meta.get("profile") != BOOK_PROFILE:
             problems.append(f"{name}: executed with profile {meta.get('profile')!r}, the book needs {BOOK_PROFILE!r}")
@@ -595,11 +628,17 @@ def _chapter_problems(book_dir: Path, notebook_dir: Path) -> list[str]:
                             f"{BOOK_PROFILE!r} profile alone")
             continue
         params = _parameters(name, BOOK_PROFILE, profiles)
-        if meta.get("source_sha256") != source_hash(notebook_dir / f"{name}.ipynb", params):
-            problems.append(f"{name}: stale: source or profile changed since it was executed")
+        src = notebook_dir / f"{name}.ipynb"
+        if "code_sha256" not in meta:  # a copy from before numbers and words were told apart
+            if meta.get("source_sha256") != source_hash(src, params):
+                problems.append(f"{name}: stale numbers: source or profile changed since it was executed")
+                continue
+        elif meta["code_sha256"] != code_hash(src, params):
+            problems.append(f"{name}: stale numbers: its code cells or profile changed since it was executed "
+                            f"(re-execute: python -m mtbook run --only {name})")
             continue
         if "ran_with" not in meta or "executed_sha256" not in meta:
-            problems.append(f"{name}: stale: executed before mtlib recorded the code it ran with")
+            problems.append(f"{name}: stale numbers: executed before the code it ran with was recorded")
             continue
         if meta["executed_sha256"] != executed_hash(nb):
             problems.append(f"{name}: its cells or outputs were edited after it was executed")
@@ -607,8 +646,50 @@ def _chapter_problems(book_dir: Path, notebook_dir: Path) -> list[str]:
         moved = provenance.changes(meta["ran_with"])
         if moved:
             shown = "; ".join(moved[:6]) + (f"; and {len(moved) - 6} more" if len(moved) > 6 else "")
-            problems.append(f"{name}: stale: what it ran with changed since it was executed ({shown})")
+            problems.append(f"{name}: stale numbers: the code or libraries that compute them changed ({shown}; "
+                            f"re-execute: python -m mtbook run --only {name})")
+            continue
+        if "code_sha256" in meta and meta.get("words_sha256") != words_hash(src):
+            problems.append(f"{name}: stale words: its Markdown or the code that renders it changed; the numbers "
+                            f"are current (re-render, no kernel: python -m mtbook render --only {name})")
     return problems
+
+
+def render_words(names: Sequence[str] | None = None, *, book_dir: Path | None = None,
+                 notebook_dir: Path | None = None) -> list[str]:
+    """Renders the source's words into each executed chapter whose numbers are current and whose
+    words are not (default: every such chapter); returns the chapters rendered. No kernel runs:
+    the findings are the ones the executed copy published. A chapter whose numbers are stale, or
+    that was edited by hand, is refused with the reason."""
+    import nbformat
+
+    notebook_dir, book_dir = _folders(notebook_dir, book_dir)
+    problems = _chapter_problems(book_dir, notebook_dir)
+    available = list_notebooks(notebook_dir)
+    unknown = sorted(set(names or []) - set(available))
+    if unknown:
+        raise ValueError(f"unknown notebook(s) {unknown}; notebooks: {available}")
+    rendered = []
+    for name in names or available:
+        own = [p for p in problems if p.startswith(f"{name}:")]
+        if not own:
+            continue
+        if not all(_words_stale(p) for p in own):
+            if names:
+                raise ValueError("cannot render only the words: " + "; ".join(own))
+            continue
+        path = book_dir / f"{name}.ipynb"
+        nb = nbformat.read(path, as_version=4)
+        src = notebook_dir / f"{name}.ipynb"
+        source_nb = nbformat.read(src, as_version=4)
+        nb.cells = [nbformat.from_dict(c) for c in words.render_cells(source_nb.cells, nb.cells, name=name)]
+        nb.metadata["mtlib"]["words_sha256"] = words_hash(src)
+        nb.metadata["mtlib"]["executed_sha256"] = executed_hash(nb)
+        staged = book_dir / f".{name}.ipynb.{os.getpid()}.tmp"
+        nbformat.write(nb, staged)
+        os.replace(staged, path)
+        rendered.append(name)
+    return rendered
 
 
 def _catalogue(repo) -> str:
@@ -627,11 +708,11 @@ def _catalogue(repo) -> str:
     rows = [f"  {n:<{width}}  profiles: {', '.join(profiles.get(n) or {}) or 'none'}" for n in names]
     return (f"notebooks (--only) and their profiles (--profile; notebooks/{PROFILES_NAME}):\n" + note
             + "\n".join(rows) + "\n\nA notebook's parameters, their defaults and each profile's values: "
-            "python -m mtlib.book params NAME")
+            "python -m mtbook params NAME")
 
 
 def _parser(repo) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m mtlib.book", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m mtbook", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
     run = sub.add_parser("run", help="execute notebooks with a profile", epilog=_catalogue(repo),
                          formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -649,11 +730,14 @@ def _parser(repo) -> argparse.ArgumentParser:
     shown.add_argument("--quiet", action="store_true",
                        help="no progress lines (by default, a line per cell when stderr is a terminal)")
     shown.add_argument("--progress", action="store_true", help="progress lines even when stderr is not a terminal")
-    sub.add_parser("check", help="report executed notebooks in book/ that are stale")
+    sub.add_parser("check", help="report chapters in book/ whose numbers or words are stale")
+    render = sub.add_parser("render", help="render the sources' words into book/ where only the words changed "
+                                           "(no kernel, seconds)")
+    render.add_argument("--only", nargs="*", help="notebook names (default: every chapter whose words are stale)")
     params = sub.add_parser("params", help="a notebook's parameters: defaults, comments, profile values")
-    params.add_argument("name", help="a notebook (python -m mtlib.book run --help lists them)")
+    params.add_argument("name", help="a notebook (python -m mtbook run --help lists them)")
     html = sub.add_parser("html", help="render a run folder as HTML with the book's look, without re-executing")
-    html.add_argument("folder", type=Path, help="a folder that python -m mtlib.book run --out wrote")
+    html.add_argument("folder", type=Path, help="a folder that python -m mtbook run --out wrote")
     return parser
 
 
@@ -675,6 +759,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                                              if known_stale(repo.book) else ""))
         return 1 if problems else 0
     try:
+        if args.cmd == "render":
+            done = render_words(args.only, book_dir=repo.book, notebook_dir=repo.notebooks)
+            print("rendered " + ", ".join(done) if done else "no chapter has stale words only")
+            return 0
         if args.cmd == "params":
             print(describe_parameters(args.name, repo.notebooks))
             return 0

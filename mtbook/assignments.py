@@ -22,9 +22,9 @@ is stopped, with everything it started, and scores 0.
 
 Usage::
 
-    python -m mtlib.book.assignments build                     # every assignment into _build/assignments/
-    python -m mtlib.book.assignments grade baselines SUBMISSION.ipynb
-    python -m mtlib.book.assignments grade-all baselines SUBMISSIONS/ --csv scores.csv
+    python -m mtbook.assignments build                     # every assignment into _build/assignments/
+    python -m mtbook.assignments grade baselines SUBMISSION.ipynb
+    python -m mtbook.assignments grade-all baselines SUBMISSIONS/ --csv scores.csv
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from mtlib.book.repository import find_repository
+from mtbook.repository import find_repository
 
 __all__ = ["Built", "QuestionResult", "DEFAULT_TIMEOUT", "list_assignments", "build", "grade", "grade_all",
            "fingerprint", "main"]
@@ -161,7 +161,7 @@ def _built(name: str, folder: Path) -> Built:
     zips = sorted((folder / "autograder").glob(f"{name}-autograder_*.zip"))
     if not zips:
         raise FileNotFoundError(f"assignment {name!r} is not built in {folder}: run "
-                                f"`python -m mtlib.book.assignments build --only {name}`")
+                                f"`python -m mtbook.assignments build --only {name}`")
     return Built(name, folder / "student" / f"{name}.ipynb", folder / "autograder" / f"{name}.ipynb", zips[-1])
 
 
@@ -306,7 +306,7 @@ def _seconds(text: str) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m mtlib.book.assignments", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m mtbook.assignments", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="build student notebooks and graders")
     b.add_argument("--out", type=Path, default=None, help="default: _build/assignments/ in the repository")

@@ -37,7 +37,7 @@ from mtlib.regemt.ensemble import ablation, permutation_importance, split_by_sou
 from mtlib.regemt.experiment import REG_BASE, REGEMT, Evaluation, evaluate, group_bootstrap, spearman_table
 from mtlib.regemt.scores import (COMPOS_ROW, EXTRA, Encoder, columns_for, length_table, score_rows,
                                  undefined_counts)
-from mtlib.prose import and_list
+from mtbook.prose import and_list
 from mtlib.significance import p_text, perm_both
 
 __all__ = ["SETTING_NAME", "ALPHA", "SHOWN_ONLY", "PAPER_CHOICE", "p_range", "one_sided_p",

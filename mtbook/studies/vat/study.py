@@ -16,7 +16,7 @@ ids) into :class:`Direction` objects, then builds from them:
   DA-BERTScore on VAT (:func:`da_bertscore_rows`), and the closing verdict (:func:`conclusion`).
 
 The ``*_summary`` functions write the sentences the chapter glues into its prose, from the
-run's own numbers. Paper values come in as arguments (``mtlib.book.paper_results`` sits in a
+run's own numbers. Paper values come in as arguments (``mtbook.paper_results`` sits in a
 layer above this one).
 """
 
@@ -34,7 +34,7 @@ from mtlib.difficulty import DifficultyIndex, da_system_stats, token_difficulty
 from mtlib.embeddings.models import PRECISIONS
 from mtlib.metrics import get_metric
 from mtlib.metrics.compositionality import SPACY_DISABLED
-from mtlib.prose import and_list, two_digits
+from mtbook.prose import and_list, two_digits
 from mtlib.report import beside_paper, wide_beside_paper
 from mtlib.scoring import SystemStats, score_systems
 from mtlib.significance import min_pvalue, p_text, perm_both_systems

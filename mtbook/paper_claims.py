@@ -22,4 +22,4 @@ VAT_SHARE_FINDINGS: dict[str, tuple[str, int, dict[str, int]]] = {
     "pos": ("NNP", +1, {}),
 }
 # Figure 8 ("the preserved instances have moderate but not extreme difficulty") is checked by
-# mtlib.vat.study.difficulty_check: the middle of the difficulty scale kept more often than either end.
+# mtbook.studies.vat.study.difficulty_check: the middle of the difficulty scale kept more often than either end.

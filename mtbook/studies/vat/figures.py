@@ -1,4 +1,4 @@
-"""The variance-aware chapter's figures: each draws what a :mod:`mtlib.vat.study` table holds
+"""The variance-aware chapter's figures: each draws what a :mod:`mtbook.studies.vat.study` table holds
 (matplotlib and seaborn are imported when a figure is drawn, so the study runs without them)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from mtlib.vat.study import EVAL_METRICS, FILTER_METRICS, STAT_LABELS, STATS, Direction, mean_recall_and_kept
+from mtbook.studies.vat.study import EVAL_METRICS, FILTER_METRICS, STAT_LABELS, STATS, Direction, mean_recall_and_kept
 
 __all__ = ["plot_lambda_sweep", "plot_lambda_groups", "plot_filter_metrics", "plot_share_change", "plot_kept_difficulty", "plot_random_percentiles"]
 

@@ -1,0 +1,5 @@
+import sys
+
+from mtbook.runner import main
+
+sys.exit(main())

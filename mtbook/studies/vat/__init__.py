@@ -1,0 +1,2 @@
+"""The variance-aware chapter: :mod:`~mtbook.studies.vat.study` (its analyses) and
+:mod:`~mtbook.studies.vat.figures` (its figures)."""

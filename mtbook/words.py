@@ -1,0 +1,175 @@
+"""Findings as data, words beside the page.
+
+A chapter's code cells compute numbers and verdicts and hand them over as plain data with
+:func:`publish`; its Markdown cells are the words, written as Jinja2 templates over that data
+(``BLEU's $r$ is {{ f.bleu.r | num }}``). The runner renders the templates into the executed
+copy after the kernel has finished (:func:`render_cells`), and renders them again, without a
+kernel, when only the words changed (``python -m mtbook render``). So editing a sentence never
+recomputes a number, and a number never reaches the page except through a published finding.
+
+Templates see the findings as ``f`` and these filters: ``num`` (fixed decimals), ``signed``
+(``+0.012``; never ``-0.000``), ``pct``, ``p`` (a p-value as the book writes it), ``count``
+(``1,000``), ``and_list`` (``a, b and c``; ``and_sep`` writes the separator inside a loop:
+``{{ loop | and_sep }}``), ``capitalised`` and ``plural``. A missing finding is an error that names it, never an empty
+string.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import math
+from typing import Any, Iterable, Mapping
+
+from mtbook.prose import and_list, capitalised
+
+__all__ = ["MIME_TYPE", "publish", "as_data", "collect", "render_template", "render_cells", "is_template"]
+
+MIME_TYPE = "application/vnd.mtbook.findings+json"
+_TEMPLATE_MARKS = ("{{", "{%")
+
+
+def as_data(value: Any) -> Any:
+    """``value`` as JSON-ready data: dataclasses and mappings as dicts (keys as strings), enums
+    as their values, tuples, sets and arrays as lists, numpy scalars as Python numbers."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: as_data(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, enum.Enum):
+        return as_data(value.value)
+    if isinstance(value, Mapping):
+        return {str(k): as_data(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [as_data(v) for v in value]
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):  # numpy arrays and scalars
+        return as_data(value.tolist())
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    raise TypeError(f"publish: {type(value).__name__} is not plain data (give numbers, strings, lists, "
+                    "mappings or dataclasses)")
+
+
+def publish(**findings: Any) -> None:
+    """Hands ``findings`` (name=value) to the chapter's templates: displayed as data the page does
+    not show (tag the cell ``remove-cell``), collected by the runner in cell order."""
+    from IPython.display import display
+
+    display({MIME_TYPE: as_data(findings)}, raw=True)
+
+
+def collect(cells: Iterable[Mapping]) -> dict[str, Any]:
+    """Every finding published in the executed cells, by name. A name published twice is an
+    error (a later cell silently overwriting an earlier number is how pages go wrong)."""
+    found: dict[str, Any] = {}
+    for index, cell in enumerate(cells):
+        for out in cell.get("outputs", []):
+            data = out.get("data", {}).get(MIME_TYPE)
+            if data is None:
+                continue
+            if isinstance(data, str):
+                data = json.loads(data)
+            twice = sorted(set(found) & set(data))
+            if twice:
+                raise ValueError(f"finding(s) {twice} published twice (again in cell {index})")
+            found.update(data)
+    return found
+
+
+def is_template(text: str) -> bool:
+    return any(mark in text for mark in _TEMPLATE_MARKS)
+
+
+def _num(x: float | None, decimals: int = 3) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    return f"{round(float(x), decimals) + 0.0:.{decimals}f}"
+
+
+def _signed(x: float | None, decimals: int = 3) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    return f"{round(float(x), decimals) + 0.0:+.{decimals}f}"
+
+
+def _pct(x: float, decimals: int = 0) -> str:
+    return f"{100 * float(x):.{decimals}f}%"
+
+
+def _p(p: float | None, n_permutations: int = 1000, nan: str = "not tested") -> str:
+    from mtlib.significance import p_text
+
+    return p_text(p, n_permutations, nan=nan)
+
+
+def _count(n: int) -> str:
+    return f"{int(n):,}"
+
+
+def _and_sep(loop) -> str:
+    """What goes before an item of a list written "a, b and c": ``{{ loop | and_sep }}{{ item }}``."""
+    return "" if loop.first else " and " if loop.last else ", "
+
+
+def _plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def _environment():
+    import jinja2
+
+    # trim_blocks/lstrip_blocks: a line holding only a block tag leaves no blank line behind (a
+    # block tag that ends a line of text eats that line's newline too: end such lines with text).
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True,
+                             trim_blocks=True, lstrip_blocks=True)
+    env.filters.update(num=_num, signed=_signed, pct=_pct, p=_p, count=_count, and_list=and_list, and_sep=_and_sep,
+                       capitalised=capitalised, plural=_plural)
+    return env
+
+
+def render_template(text: str, findings: Mapping[str, Any], *, where: str = "template") -> str:
+    """One Markdown cell rendered over the findings; a cell without template marks is returned
+    as it is. Errors name the cell and the missing or broken part."""
+    if not is_template(text):
+        return text
+    import jinja2
+
+    try:
+        return _environment().from_string(text).render(f=findings)
+    except jinja2.UndefinedError as err:
+        raise ValueError(f"{where}: {err.message} (published findings: {sorted(findings)})") from err
+    except jinja2.TemplateSyntaxError as err:
+        raise ValueError(f"{where}, line {err.lineno}: {err.message}") from err
+
+
+def render_cells(source_cells: list[Mapping], executed_cells: list[dict], *, name: str = "chapter") -> list[dict]:
+    """The executed copy's cells with the source's words: each code cell as it was executed (with
+    its outputs), each Markdown cell of the source rendered over the findings that the executed
+    cells published. Markdown cells may have been added, removed or edited since execution; the
+    code cells must be the ones that ran (else re-execute). papermill's injected-parameters cell
+    stays after the parameters cell."""
+    executed_code = [c for c in executed_cells if c["cell_type"] == "code"]
+    def is_injected(cell):
+        return "injected-parameters" in cell.get("metadata", {}).get("tags", [])
+
+    injected = [c for c in executed_code if is_injected(c)]
+    ran = [c for c in executed_code if not is_injected(c)]
+    source_code = [c for c in source_cells if c["cell_type"] == "code"]
+    if [_text(c["source"]) for c in source_code] != [_text(c["source"]) for c in ran]:
+        raise ValueError(f"{name}: the code cells differ from the ones that were executed: re-execute it")
+    findings = collect(executed_cells)
+    out, code = [], iter(ran)
+    for index, src in enumerate(source_cells):
+        if src["cell_type"] == "code":
+            cell = next(code)
+            out.append(cell)
+            if "parameters" in cell.get("metadata", {}).get("tags", []):
+                out += injected
+            continue
+        cell = {k: v for k, v in src.items() if k != "source"}
+        cell["source"] = render_template(_text(src["source"]), findings, where=f"{name}, cell {index}")
+        out.append(cell)
+    return out
+
+
+def _text(source: str | list[str]) -> str:
+    return "".join(source) if isinstance(source, list) else source

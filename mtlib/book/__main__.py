@@ -1,5 +1,0 @@
-import sys
-
-from mtlib.book.runner import main
-
-sys.exit(main())

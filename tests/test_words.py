@@ -1,0 +1,75 @@
+"""Findings as data, words as templates (mtbook.words)."""
+
+import dataclasses
+import enum
+import json
+
+import numpy as np
+import pytest
+
+from mtbook import words
+
+
+class Verdict(enum.Enum):
+    BETTER = "better"
+    TIE = "tie"
+
+
+@dataclasses.dataclass
+class Comparison:
+    a: str
+    b: str
+    gap: float
+    verdict: Verdict
+
+
+def _published(**findings) -> dict:
+    return {"output_type": "display_data", "metadata": {},
+            "data": {words.MIME_TYPE: json.loads(json.dumps(words.as_data(findings)))}}
+
+
+def test_findings_become_plain_data():
+    data = words.as_data({"c": Comparison("BLEU", "chrF", np.float64(0.25), Verdict.TIE), "n": np.int64(3),
+                          "xs": np.array([1.0, 2.0]), ("lp", 1): (1, 2)})
+    assert data == {"c": {"a": "BLEU", "b": "chrF", "gap": 0.25, "verdict": "tie"}, "n": 3, "xs": [1.0, 2.0],
+                    "('lp', 1)": [1, 2]}
+    assert type(data["n"]) is int
+    with pytest.raises(TypeError, match="object is not plain data"):
+        words.as_data({"x": object()})
+
+
+def test_filters_write_numbers_as_the_book_does():
+    f = {"r": 0.12345, "z": -0.0001, "share": 0.4, "p": 0.0, "n": 1, "names": ["BLEU", "TER", "chrF"]}
+    text = ("{{ f.r | num }} {{ f.r | num(2) }} {{ f.z | signed }} {{ f.r | signed }} {{ f.share | pct }} "
+            "{{ f.p | p }} {{ f.n | plural('system') }} {{ 2 | plural('system') }} {{ f.names | and_list }} "
+            "{{ 'bleu wins' | capitalised }}")
+    assert words.render_template(text, f) == \
+        "0.123 0.12 +0.000 +0.123 40% p < 0.001 1 system 2 systems BLEU, TER and chrF Bleu wins"
+
+
+def test_a_missing_finding_is_an_error_that_names_it():
+    with pytest.raises(ValueError, match=r"cell 3: 'dict object' has no attribute 'gap'.*published findings: \['r'\]"):
+        words.render_template("{{ f.gap }}", {"r": 1}, where="cell 3")
+    with pytest.raises(ValueError, match="line 1"):
+        words.render_template("{% if f.r %}no end", {"r": 1})
+    assert words.render_template("$\\tau$ has no template marks", {}) == "$\\tau$ has no template marks"
+
+
+def test_a_finding_published_twice_is_refused():
+    cells = [{"cell_type": "code", "outputs": [_published(r=1)]}, {"cell_type": "code", "outputs": [_published(r=2)]}]
+    with pytest.raises(ValueError, match=r"finding\(s\) \['r'\] published twice \(again in cell 1\)"):
+        words.collect(cells)
+
+
+def test_render_cells_keeps_code_and_outputs_and_renders_words():
+    source = [{"cell_type": "code", "metadata": {"tags": ["parameters"]}, "source": "x = 1"},
+              {"cell_type": "markdown", "metadata": {}, "source": "New: {{ f.r | num(1) }}"},
+              {"cell_type": "code", "metadata": {}, "source": "publish(r=x)"}]
+    injected = {"cell_type": "code", "metadata": {"tags": ["injected-parameters"]}, "source": "x = 1", "outputs": []}
+    executed = [dict(source[0], outputs=[]), injected, dict(source[2], outputs=[_published(r=1)])]
+    cells = words.render_cells(source, executed, name="toy")
+    assert [c["source"] for c in cells] == ["x = 1", "x = 1", "New: 1.0", "publish(r=x)"]
+    assert cells[1] is injected and cells[3]["outputs"] == executed[2]["outputs"]
+    source[2]["source"] = "publish(r=2 * x)"
+    with pytest.raises(ValueError, match="toy: the code cells differ from the ones that were executed"):
+        words.render_cells(source, executed, name="toy")
