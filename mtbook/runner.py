@@ -106,11 +106,15 @@ def code_hash(path: Path, parameters: dict) -> str:
 
 def words_hash(path: Path) -> str:
     """What words a chapter: its Markdown cells (the templates) in their places among the code
-    cells, and the code that renders them (:mod:`mtbook.words` and :mod:`mtbook.prose`)."""
+    cells, the code cells' tags (whether the page shows their code) and the code that renders them
+    (:mod:`mtbook.words` and :mod:`mtbook.prose`)."""
     nb = json.loads(path.read_text(encoding="utf-8"))
     h = hashlib.sha256()
     for cell in nb["cells"]:
-        h.update(b"md\x00" + _joined(cell["source"]).encode() if cell["cell_type"] == "markdown" else b"code")
+        if cell["cell_type"] == "markdown":
+            h.update(b"md\x00" + _joined(cell["source"]).encode())
+        else:  # a code cell's place, and its tags: how the page shows it
+            h.update(b"code\x00" + json.dumps(cell.get("metadata", {}).get("tags", [])).encode())
         h.update(b"\x01")
     for rel, digest in provenance.words_fingerprint().items():
         h.update(f"{rel}:{digest}".encode())
@@ -404,12 +408,12 @@ def _execute(job: dict, *, log_output: bool, progress: TextIO | None = None) -> 
     nb = nbformat.read(partial, as_version=4)
     ran_with = _take_provenance(nb)
     drop_progress_bars(nb)
-    _mark_cells(nb)
     try:
         nb.cells = [nbformat.from_dict(c) for c in words.render_cells(source_nb.cells[:-1], nb.cells, name=name)]
     except ValueError as err:
         raise RuntimeError(f"notebook {name!r} ran, but its words could not be rendered ({out_dir} is "
                            f"unchanged): {err}") from err
+    _mark_cells(nb)
     out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / f"{name}.ipynb"
     # papermill records absolute paths of this machine; keep them relative to the repository.
@@ -683,6 +687,7 @@ def render_words(names: Sequence[str] | None = None, *, book_dir: Path | None = 
         src = notebook_dir / f"{name}.ipynb"
         source_nb = nbformat.read(src, as_version=4)
         nb.cells = [nbformat.from_dict(c) for c in words.render_cells(source_nb.cells, nb.cells, name=name)]
+        _mark_cells(nb)
         nb.metadata["mtlib"]["words_sha256"] = words_hash(src)
         nb.metadata["mtlib"]["executed_sha256"] = executed_hash(nb)
         staged = book_dir / f".{name}.ipynb.{os.getpid()}.tmp"

@@ -143,8 +143,8 @@ def render_template(text: str, findings: Mapping[str, Any], *, where: str = "tem
 
 def render_cells(source_cells: list[Mapping], executed_cells: list[dict], *, name: str = "chapter") -> list[dict]:
     """The executed copy's cells with the source's words: each code cell as it was executed (with
-    its outputs), each Markdown cell of the source rendered over the findings that the executed
-    cells published. Markdown cells may have been added, removed or edited since execution; the
+    its outputs, and the source's tags, which only say how the page shows it), each Markdown cell
+    of the source rendered over the findings that the executed cells published. Markdown cells may have been added, removed or edited since execution; the
     code cells must be the ones that ran (else re-execute). papermill's injected-parameters cell
     stays after the parameters cell."""
     executed_code = [c for c in executed_cells if c["cell_type"] == "code"]
@@ -161,6 +161,10 @@ def render_cells(source_cells: list[Mapping], executed_cells: list[dict], *, nam
     for index, src in enumerate(source_cells):
         if src["cell_type"] == "code":
             cell = next(code)
+            # how the page shows the cell (tags such as remove-input) is presentation: the source's
+            cell.setdefault("metadata", {})["tags"] = list(src.get("metadata", {}).get("tags", []))
+            if not cell["metadata"]["tags"]:
+                del cell["metadata"]["tags"]
             out.append(cell)
             if "parameters" in cell.get("metadata", {}).get("tags", []):
                 out += injected

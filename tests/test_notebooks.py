@@ -367,6 +367,11 @@ def test_a_reworded_chapter_is_rendered_without_a_kernel(tmp_path, monkeypatch):
     assert "".join(cells[-1]["source"]) == "1 it is (0.25)."
     assert "".join(cells[2]["source"]) == "A new paragraph."  # after papermill's injected parameters
     assert any("ran 1" in "".join(o.get("text", "")) for c in cells for o in c.get("outputs", []))  # outputs kept
+    src["cells"][2]["metadata"]["tags"] = ["remove-input"]  # how the page shows a code cell: words too
+    (nbs / "toy.ipynb").write_text(json.dumps(src))
+    assert nbr.check_book(book, nbs)[0].startswith("toy: stale words:")
+    assert nbr.render_words(["toy"], book_dir=book, notebook_dir=nbs) == ["toy"] and nbr.check_book(book, nbs) == []
+    assert json.loads(out.read_text())["cells"][3]["metadata"]["tags"] == ["remove-input"]
     src["cells"][2]["source"] += "\nprint('changed')"  # now a number may move: render refuses
     (nbs / "toy.ipynb").write_text(json.dumps(src))
     with pytest.raises(ValueError, match="cannot render only the words: toy: stale numbers"):
