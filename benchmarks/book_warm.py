@@ -4,8 +4,9 @@ Issue 20 asks that ``mtbook run --profile full`` of all chapters together take a
 minutes once the caches (token matches, embeddings, metric statistics, fitted ensembles) are
 warm. This script executes every chapter with the full profile into a scratch folder (never into
 ``book/``), prints each chapter's time and the total against the goal, and compares each executed
-copy with the one in ``book/``: every glued value and every displayed text output (tables
-included), so that a fast rerun is also shown to be the same book.
+copy with the one in ``book/``: every glued value, every published finding, every displayed text
+output (tables included) and the rendered words, so that a fast rerun is also shown to be the
+same book.
 
 Run it on a machine whose caches the book has filled, with the data root set, e.g.
 
@@ -30,13 +31,21 @@ GOAL_SECONDS = 600.0
 STYLER_ID = re.compile(r"T_[0-9a-f_]+")  # pandas Styler's random table ids
 
 
+FINDINGS = "application/vnd.mtbook.findings+json"
+
+
 def shown(path: Path) -> tuple[dict[str, str], list[str]]:
-    """An executed notebook's glued values (by name) and its displayed text outputs, in order."""
+    """An executed notebook's glued values and published findings (by name), and its displayed
+    text outputs and rendered Markdown cells, in order."""
     glued, outputs = {}, []
     for cell in json.loads(path.read_text())["cells"]:
+        if cell["cell_type"] == "markdown":
+            outputs.append("".join(cell["source"]))
         for out in cell.get("outputs", []):
             data = out.get("data", {})
-            if "scrapbook" in out.get("metadata", {}):
+            if FINDINGS in data:
+                glued.update({f"finding {k}": json.dumps(v, sort_keys=True) for k, v in data[FINDINGS].items()})
+            elif "scrapbook" in out.get("metadata", {}):
                 glued[out["metadata"]["scrapbook"]["name"]] = json.dumps(data, sort_keys=True)
             elif out.get("output_type") == "stream":
                 outputs.append("".join(out.get("text", "")))
@@ -75,7 +84,7 @@ def main() -> None:
             diff = differences(executed, old) if old.exists() else ["no copy in book/"]
             n_glued = len(shown(executed)[0])
             print(f"{name:28s} {times[name]:7.1f} s   vs book/: "
-                  + (f"same ({n_glued} glued values and every displayed output)" if not diff
+                  + (f"same ({n_glued} glued values and findings, every displayed output and word)" if not diff
                      else f"{len(diff)} differences: " + "; ".join(diff[:5])), flush=True)
     total = sum(times.values())
     verdict = ("only some chapters ran: not judged" if args.only else "met" if total <= GOAL_SECONDS else "NOT met")

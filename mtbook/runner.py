@@ -106,8 +106,8 @@ def code_hash(path: Path, parameters: dict) -> str:
 
 def words_hash(path: Path) -> str:
     """What words a chapter: its Markdown cells (the templates) in their places among the code
-    cells, the code cells' tags (whether the page shows their code) and the code that renders them
-    (:mod:`mtbook.words` and :mod:`mtbook.prose`)."""
+    cells, the code cells' tags (whether the page shows their code), the chapter's shared macros
+    (``NAME.macros.j2``) and the code that renders them (:mod:`mtbook.words` and :mod:`mtbook.prose`)."""
     nb = json.loads(path.read_text(encoding="utf-8"))
     h = hashlib.sha256()
     for cell in nb["cells"]:
@@ -116,9 +116,16 @@ def words_hash(path: Path) -> str:
         else:  # a code cell's place, and its tags: how the page shows it
             h.update(b"code\x00" + json.dumps(cell.get("metadata", {}).get("tags", [])).encode())
         h.update(b"\x01")
+    h.update(b"macros\x00" + _macros(path).encode())
     for rel, digest in provenance.words_fingerprint().items():
         h.update(f"{rel}:{digest}".encode())
     return h.hexdigest()
+
+
+def _macros(notebook: Path) -> str:
+    """The chapter's shared wording, ``notebooks/NAME.macros.j2`` beside the notebook ("" if none)."""
+    path = Path(notebook).with_suffix(".macros.j2")
+    return path.read_text(encoding="utf-8") if path.exists() else ""
 
 
 def _joined(value):
@@ -409,7 +416,8 @@ def _execute(job: dict, *, log_output: bool, progress: TextIO | None = None) -> 
     ran_with = _take_provenance(nb)
     drop_progress_bars(nb)
     try:
-        nb.cells = [nbformat.from_dict(c) for c in words.render_cells(source_nb.cells[:-1], nb.cells, name=name)]
+        nb.cells = [nbformat.from_dict(c) for c in words.render_cells(source_nb.cells[:-1], nb.cells, name=name,
+                                                                          macros=_macros(src))]
     except ValueError as err:
         raise RuntimeError(f"notebook {name!r} ran, but its words could not be rendered ({out_dir} is "
                            f"unchanged): {err}") from err
@@ -686,7 +694,8 @@ def render_words(names: Sequence[str] | None = None, *, book_dir: Path | None = 
         nb = nbformat.read(path, as_version=4)
         src = notebook_dir / f"{name}.ipynb"
         source_nb = nbformat.read(src, as_version=4)
-        nb.cells = [nbformat.from_dict(c) for c in words.render_cells(source_nb.cells, nb.cells, name=name)]
+        nb.cells = [nbformat.from_dict(c) for c in words.render_cells(source_nb.cells, nb.cells, name=name,
+                                                                      macros=_macros(src))]
         _mark_cells(nb)
         nb.metadata["mtlib"]["words_sha256"] = words_hash(src)
         nb.metadata["mtlib"]["executed_sha256"] = executed_hash(nb)

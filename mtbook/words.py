@@ -126,22 +126,27 @@ def _environment():
     return env
 
 
-def render_template(text: str, findings: Mapping[str, Any], *, where: str = "template") -> str:
-    """One Markdown cell rendered over the findings; a cell without template marks is returned
-    as it is. Errors name the cell and the missing or broken part."""
+def render_template(text: str, findings: Mapping[str, Any], *, where: str = "template", macros: str = "") -> str:
+    """One Markdown cell rendered over the findings (``f``) and the chapter's macros (``m``: the
+    macros of its ``notebooks/NAME.macros.j2``, for wording that several cells share); a cell
+    without template marks is returned as it is. Errors name the cell and the missing or broken
+    part."""
     if not is_template(text):
         return text
     import jinja2
 
     try:
-        return _environment().from_string(text).render(f=findings)
+        env = _environment()
+        shared = env.from_string(macros).make_module({"f": findings}) if macros else None
+        return env.from_string(text).render(f=findings, m=shared)
     except jinja2.UndefinedError as err:
         raise ValueError(f"{where}: {err.message} (published findings: {sorted(findings)})") from err
     except jinja2.TemplateSyntaxError as err:
         raise ValueError(f"{where}, line {err.lineno}: {err.message}") from err
 
 
-def render_cells(source_cells: list[Mapping], executed_cells: list[dict], *, name: str = "chapter") -> list[dict]:
+def render_cells(source_cells: list[Mapping], executed_cells: list[dict], *, name: str = "chapter",
+                 macros: str = "") -> list[dict]:
     """The executed copy's cells with the source's words: each code cell as it was executed (with
     its outputs, and the source's tags, which only say how the page shows it), each Markdown cell
     of the source rendered over the findings that the executed cells published. Markdown cells may have been added, removed or edited since execution; the
@@ -170,7 +175,7 @@ def render_cells(source_cells: list[Mapping], executed_cells: list[dict], *, nam
                 out += injected
             continue
         cell = {k: v for k, v in src.items() if k != "source"}
-        cell["source"] = render_template(_text(src["source"]), findings, where=f"{name}, cell {index}")
+        cell["source"] = render_template(_text(src["source"]), findings, where=f"{name}, cell {index}", macros=macros)
         out.append(cell)
     return out
 

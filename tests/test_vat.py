@@ -276,7 +276,7 @@ def test_cli_bleu_header_signs_sentence_bleu(plain_files):
     assert vat_main(["--hyp", *hyps, "--ref", str(plain_files / "ref.en"), "--lp", "de-en", "--metric", "BLEU",
                      "--out", str(out)]) == 0
     header = (out / "std_files-deen.tsv").read_text().splitlines()[0]
-    assert header == f"# {BLEU().sentence_signature}|sentence|refs:ref"
+    assert header == f"# {BLEU().sentence_signature}|sentence|nrefs:1|refs:ref"
     assert not (out / "vat_files-deen-src.de").exists()  # no --src: no source file of blank lines
     assert "|eff:yes|" in header and "|eff:no|" not in header and "|tok:13a|" in header
 
@@ -302,7 +302,7 @@ def test_bleu_filtering_into_chinese_uses_zh(tmp_path):
     assert "|tok:13a|" in segment_scores(evs, "BLEU", cache=False, options={"tokenize": "13a"}).attrs["signature"]
     # system level from the sentence scores: signed once with its reference
     sig = as_system_stats(scores).signature
-    assert sig.endswith("|sentence|refs:ref") and sig.count("refs:") == 1
+    assert sig.endswith("|sentence|nrefs:1|refs:ref") and sig.count("refs:") == 2  # nrefs:1|refs:ref, once
 
 
 def test_cli_default_model_offline_fails_first_and_names_the_offline_models(plain_files, capsys, monkeypatch):

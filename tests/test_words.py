@@ -73,3 +73,11 @@ def test_render_cells_keeps_code_and_outputs_and_renders_words():
     source[2]["source"] = "publish(r=2 * x)"
     with pytest.raises(ValueError, match="toy: the code cells differ from the ones that were executed"):
         words.render_cells(source, executed, name="toy")
+
+
+def test_a_chapters_macros_are_shared_by_its_cells():
+    macros = "{% macro pair(x) %}{{ x.a }} and {{ x.b | num(1) }}{% endmacro %}"
+    assert words.render_template("Both: {{ m.pair(f.x) }}.", {"x": {"a": "A", "b": 2}}, macros=macros) == \
+        "Both: A and 2.0."
+    with pytest.raises(ValueError, match="has no attribute 'nope'"):
+        words.render_template("{{ m.nope(1) }}", {}, macros=macros)

@@ -1,6 +1,7 @@
-"""The Otem/Utem chapter's analyses as tables and sentences: parameter checks, the human
-translation among MT systems (the paper's Figure 2), agreement with MQM addition and omission
-counts (Figures 3–4), and the metrics against BLEU on the human system scores (Table 1).
+"""The Otem/Utem chapter's analyses as tables and findings (data the chapter's words quote):
+parameter checks, the human translation among MT systems (the paper's Figure 2), agreement with
+MQM addition and omission counts (Figures 3–4), and the metrics against BLEU on the human system
+scores (Table 1).
 
 Correlations are *oriented*: ``signs`` turns each metric's score into "higher is better" (``-1``
 for Otem and Utem, where lower is better), so that a larger correlation always means closer to
@@ -11,6 +12,7 @@ rests on the paired permutation test PERM-BOTH (:mod:`mtlib.significance`): a "m
 
 from __future__ import annotations
 
+import enum
 import math
 from typing import Any, Mapping, Sequence
 
@@ -19,15 +21,14 @@ import pandas as pd
 
 from mtlib.data import load_evalset
 from mtlib.mqm import MQM_ERROR_FILES
-from mtbook.prose import and_list
-from mtlib.significance import p_text, perm_both
+from mtlib.significance import perm_both
 from mtlib.testsets import source
 
-__all__ = ["variant_paragraph", "data_line", "check_parameters", "ORIGINALS", "setting_label", "is_original", "human_standing", "fig2_summary", "fig2_verdict", "fig2_verdict_short",
-           "mp_direction", "fig2_notes", "MQM_PAIRS", "agreement_lines", "error_totals", "mqm_tests",
-           "mqm_verdicts", "mqm_summary", "versus_tests", "versus_table", "versus_sentence",
-           "versus_baseline", "table_verdict", "correlations_text", "rank_moves", "rank_move_text", "median_ratio_text",
-           "without_lowest"]
+__all__ = ["data_line", "check_parameters", "ORIGINALS", "setting_label", "is_original", "human_standing",
+           "standing_by_setting", "Place", "place", "fig2_findings", "mp_directions", "has_original", "MQM_PAIRS",
+           "agreements", "error_totals", "mqm_tests", "mqm_findings", "mqm_summary", "versus_tests", "versus_table",
+           "Word", "versus_findings", "correlations", "rank_moves", "biggest_move", "variant_findings",
+           "median_ratio", "without_lowest"]
 
 MQM_PAIRS = (("Addition", "OTEM-2"), ("Omission", "UTEM-4"))  # the error kind each metric should track
 
@@ -95,90 +96,70 @@ def human_standing(mp: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _span(lowest: int, highest: int) -> str:
-    return f"{lowest}" if lowest == highest else f"{lowest}–{highest}"
+def standing_by_setting(standing: pd.DataFrame) -> list[dict]:
+    """:func:`human_standing` per setting: ``{setting, rows: [{metric, lowest, highest, systems}]}``."""
+    return [{"setting": setting, "rows": [{"metric": r.metric, "lowest": r.lowest, "highest": r.highest,
+                                           "systems": r.systems} for r in d.itertuples()]}
+            for setting, d in standing.groupby("setting", sort=False)]
 
 
-def fig2_summary(standing: pd.DataFrame) -> str:
-    """Per setting, "METRIC LOWEST–HIGHEST of SYSTEMS" for each metric (:func:`human_standing`)."""
-    return "; ".join(f"{setting}: " + ", ".join(f"{r.metric} {_span(r.lowest, r.highest)} of {r.systems}"
-                                                 for r in d.itertuples())
-                     for setting, d in standing.groupby("setting", sort=False))
+class Place(enum.StrEnum):
+    """Where the human translation stands among the MT systems over n."""
+
+    AHEAD = "ahead"  # ahead of most MT systems at every n
+    BEHIND = "behind"  # behind most at every n
+    CHANGES = "changes"  # ahead at some n, behind at others
+    NEITHER = "neither"  # exactly half at some n
 
 
-def fig2_verdict(standing: pd.DataFrame) -> str:
-    """The Figure 2 verdict: :func:`fig2_verdict_short`, then whether both metrics set the human
-    translation ahead of most MT systems at every n in some tested setting (as the paper's
-    Figure 2 set it apart from RNNSearch); originals are no test and count for neither."""
-    tested = standing[[not is_original(s) for s in standing.setting]]
-    ahead = [s for s, d in tested.groupby("setting", sort=False) if (d.standing == "better than most").all()]
-    return fig2_verdict_short(standing) + ". " + (
-        f"Both set it ahead of most MT systems at every $n$ only in {', '.join(ahead)}." if ahead else
-        "So in no tested setting do both metrics set the human translation apart from (ahead of) these MT systems, "
-        "as the paper's Figure 2 set it apart from RNNSearch.")
-
-
-def _count(lowest: int, highest: int, systems: int) -> str:
-    """"7–13 of 22" ("2 of 22" where the count is the same at every n)."""
-    return f"{lowest} of {systems}" if lowest == highest else f"{lowest}–{highest} of {systems}"
-
-
-def _by_n(lowest: int, highest: int, systems: int) -> str:
-    """What the counts of MT systems behind the human translation over n say."""
+def place(lowest: int, highest: int, systems: int) -> Place:
+    """:class:`Place` from the fewest and most MT systems behind the human translation over n."""
     half = systems / 2
     if lowest > half:
-        return "ahead of most MT systems at every $n$"
+        return Place.AHEAD
     if highest < half:
-        return "behind most MT systems at every $n$"
+        return Place.BEHIND
     if lowest < half < highest:
-        return "ahead of most MT systems at some $n$ and behind most at others, so the verdict changes with $n$"
-    return "neither ahead of nor behind most MT systems at every $n$"  # exactly half at some n
+        return Place.CHANGES
+    return Place.NEITHER
 
 
-def fig2_verdict_short(standing: pd.DataFrame) -> str:
-    """The conclusion's Figure 2 line, from the counts of :func:`human_standing`: per metric,
-    where the human translation stands over n (ahead of most MT systems at every n, behind most
-    at every n, or ahead at some n and behind at others: the verdict changes with n), with the
-    range of MT systems behind it in each setting. Settings whose "human translation" is an
-    original (:func:`is_original`) are no test of the metrics: they are left out of the verdict
-    and listed apart, labelled as such."""
-    tested = standing[[not is_original(s) for s in standing.setting]]
-    sentences = []
+def fig2_findings(standing: pd.DataFrame) -> dict:
+    """The Figure 2 verdict as data: per metric, the tested settings grouped by :class:`Place`
+    (``{metric, groups: [{place, counts: [{lowest, highest, systems, setting}]}]}``); the settings
+    whose "human translation" is an original (:func:`is_original`: no test of the metrics, listed
+    apart); and the tested settings where both metrics set it ahead of most MT systems at every n
+    (as the paper's Figure 2 set it apart from RNNSearch)."""
+    original = [is_original(s) for s in standing.setting]
+    tested, originals = standing[[not o for o in original]], standing[original]
+    metrics = []
     for metric, d in tested.groupby("metric", sort=False):
-        groups: dict[str, list[str]] = {}
+        groups: dict[str, list[dict]] = {}
         for r in d.itertuples():
-            groups.setdefault(_by_n(r.lowest, r.highest, r.systems), []).append(
-                f"{_count(r.lowest, r.highest, r.systems)} for {r.setting}")
-        sentences.append(f"{metric}: the human translation is " + "; ".join(
-            f"{phrase} (ahead of {', '.join(counts)})" for phrase, counts in groups.items()))
-    originals = standing[[is_original(s) for s in standing.setting]]
-    for setting, d in originals.groupby("setting", sort=False):
-        sentences.append(f'Not a test of the metrics, the "human translation" being the original the source was '
-                         f"translated from: {setting} (" + ", ".join(
-                             f"{r.metric} ahead of {_count(r.lowest, r.highest, r.systems)}" for r in d.itertuples())
-                         + ")")
-    return ". ".join(sentences)
+            groups.setdefault(place(r.lowest, r.highest, r.systems), []).append(
+                {"lowest": r.lowest, "highest": r.highest, "systems": r.systems, "setting": r.setting})
+        metrics.append({"metric": metric, "groups": [{"place": k, "counts": v} for k, v in groups.items()]})
+    ahead = [s for s, d in tested.groupby("setting", sort=False) if (d.standing == "better than most").all()]
+    return {"metrics": metrics, "originals": standing_by_setting(originals), "ahead": ahead}
 
 
-def mp_direction(mp: pd.DataFrame, metric: str = "Utem") -> str:
-    """Per setting, whether ``metric``'s proportion "rises" or "falls" from the first to the last
-    n, for the MT systems (median over them) and for the human translation."""
+def mp_directions(mp: pd.DataFrame, metric: str = "Utem") -> list[dict]:
+    """Per setting, whether ``metric``'s proportion ``rises`` or ``falls`` from the first to the
+    last n, for the MT systems (median over them) and for the human translation:
+    ``{setting, mt, human}``."""
     def direction(d):
         med = d.groupby("n")["mp"].median()
         return "rises" if med.iloc[-1] > med.iloc[0] else "falls"
 
     d = mp[mp.metric == metric]
-    return "; ".join(f"{s}: {direction(g[g.kind == 'MT'])} for the MT systems (median), "
-                     f"{direction(g[g.kind == 'human'])} for the human translation"
-                     for s, g in d.groupby("setting", sort=False))
+    return [{"setting": s, "mt": direction(g[g.kind == "MT"]), "human": direction(g[g.kind == "human"])}
+            for s, g in d.groupby("setting", sort=False)]
 
 
-def fig2_notes(human_translations: Sequence[tuple[str, ...]]) -> str:
-    """Caveats on the human translations scored (TED zh-en ``refA`` is the talk's original)."""
-    if ORIGINALS[0] in [tuple(x) for x in human_translations]:
-        return ('For TED zh-en the "human translation" `refA` is the English original of the talk (the Chinese '
-                "source was translated from it), so its distance to the other reference is no test of the metrics.")
-    return ""
+def has_original(human_translations: Sequence[tuple[str, ...]]) -> bool:
+    """Whether a human translation scored is an original (TED zh-en ``refA`` is the talk's English
+    original, so its distance to the other reference is no test of the metrics)."""
+    return any(tuple(x) in ORIGINALS for x in human_translations)
 
 
 # -- PERM-BOTH --------------------------------------------------------------------------------------
@@ -205,28 +186,26 @@ def _row(ted_corr: pd.DataFrame, lp: str, signal: str, metric: str) -> pd.Series
     return ted_corr[(ted_corr.lp == lp) & (ted_corr.errors == signal) & (ted_corr.metric == metric)].iloc[0]
 
 
-def _agree(row: pd.Series) -> str:
-    return f"{row['agreement r']:+.2f} [{row['low']:+.2f}, {row['high']:+.2f}]"
+def _interval(row: pd.Series) -> dict:
+    return {"r": float(row["agreement r"]), "low": float(row["low"]), "high": float(row["high"])}
 
 
-def agreement_lines(ted_corr: pd.DataFrame, *, pairs=MQM_PAIRS, baseline: str = "BLEU") -> str:
-    """Per set, each metric's agreement r [interval] beside the baseline's, on its error kind.
+def agreements(ted_corr: pd.DataFrame, *, pairs=MQM_PAIRS, baseline: str = "BLEU") -> list[dict]:
+    """Per set, each metric's agreement r with its interval beside the baseline's, on its error
+    kind: ``{lp, pairs: [{errors, metric, own: {r, low, high}, baseline: {...}}]}``.
     ``ted_corr``: rows (lp, errors, metric) with ``agreement r``, ``low``, ``high``."""
-    return "; ".join(f"{lp}: " + ", ".join(
-        f"{metric} {_agree(_row(ted_corr, lp, signal, metric))} vs {baseline} "
-        f"{_agree(_row(ted_corr, lp, signal, baseline))} on {signal.lower()}s" for signal, metric in pairs)
-        for lp in dict.fromkeys(ted_corr.lp))
+    return [{"lp": lp, "pairs": [{"errors": signal, "metric": metric,
+                                  "own": _interval(_row(ted_corr, lp, signal, metric)),
+                                  "baseline": _interval(_row(ted_corr, lp, signal, baseline))}
+                                 for signal, metric in pairs]}
+            for lp in dict.fromkeys(ted_corr.lp)]
 
 
-def _plural(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
-
-
-def error_totals(ted_corr: pd.DataFrame, *, baseline: str = "BLEU") -> str:
-    """Per set, the errors of each kind counted (column ``errors counted``)."""
-    return "; ".join(f"{lp}: " + ", ".join(
-        _plural(int(_row(ted_corr, lp, e, baseline)['errors counted']), e.lower())
-        for e in dict.fromkeys(ted_corr[ted_corr.lp == lp].errors)) for lp in dict.fromkeys(ted_corr.lp))
+def error_totals(ted_corr: pd.DataFrame, *, baseline: str = "BLEU") -> list[dict]:
+    """Per set, the errors of each kind counted: ``{lp, counts: [{errors, n}]}``."""
+    return [{"lp": lp, "counts": [{"errors": e, "n": int(_row(ted_corr, lp, e, baseline)["errors counted"])}
+                                  for e in dict.fromkeys(ted_corr[ted_corr.lp == lp].errors)]}
+            for lp in dict.fromkeys(ted_corr.lp)]
 
 
 def mqm_tests(ted: Mapping[str, Mapping[str, Any]], signs: Mapping[str, int], *, pairs=MQM_PAIRS,
@@ -257,85 +236,52 @@ def mqm_tests(ted: Mapping[str, Mapping[str, Any]], signs: Mapping[str, int], *,
 
 
 def _sign_of(row: pd.Series) -> str:
-    return "above zero" if row["low"] > 0 else "below zero" if row["high"] < 0 else "not distinguishable from zero"
+    """Where a bootstrap interval lies: ``above`` or ``below`` zero, or ``zero`` (contains it)."""
+    return "above" if row["low"] > 0 else "below" if row["high"] < 0 else "zero"
 
 
-def _signs(metric: str, m: pd.Series, b: pd.Series, baseline: str) -> str:
-    if _sign_of(m) == _sign_of(b):
-        return (f"neither {metric}'s agreement nor {baseline}'s is distinguishable from zero" if "not" in _sign_of(m)
-                else f"both {metric}'s and {baseline}'s agreement intervals lie {_sign_of(m)}")
-    return f"{metric}'s agreement is {_sign_of(m)}, {baseline}'s {_sign_of(b)}"
-
-
-def _versus_mqm(test: pd.Series, baseline: str, alpha: float, n_permutations: int) -> str:
-    metric, kind = test["metric"], test["errors"].lower() + "s"
-    if math.isnan(test["p"]):
-        return f"{metric} was not tested against {baseline} (no correlation is defined)"
-    if test["p"] < alpha:
-        return (f"{metric} tracks {kind} {'better' if test['gap'] > 0 else 'worse'} than {baseline} "
-                f"({test['gap']:+.3f} in agreement r; PERM-BOTH {p_text(test['p'], n_permutations)})")
-    return (f"{metric} is not shown to track {kind} better or worse than {baseline}: the difference in agreement r "
-            f"({test['gap']:+.3f}) is not significant at {alpha:.0%} (PERM-BOTH {p_text(test['p'], n_permutations)})")
-
-
-def mqm_verdicts(ted_corr: pd.DataFrame, tests: pd.DataFrame, *, baseline: str = "BLEU", few_errors: int = 5,
-                 alpha: float = 0.05, n_permutations: int = 1000) -> str:
-    """One bullet per :func:`mqm_tests` row: errors per system, where the metric's and the
-    baseline's bootstrap intervals (``ted_corr``) lie against zero, the PERM-BOTH verdict
-    against the baseline (p-values written for ``n_permutations``, as the tests ran), and a
-    warning when no system has more than ``few_errors`` errors (with, after a significant p,
-    the reminder that PERM-BOTH holds the error counts fixed)."""
-    lines = []
+def mqm_findings(ted_corr: pd.DataFrame, tests: pd.DataFrame, *, baseline: str = "BLEU", few_errors: int = 5,
+                 alpha: float = 0.05) -> list[dict]:
+    """One finding per :func:`mqm_tests` row: its set, error kind, fewest and most errors of one
+    system, where the metric's and the baseline's bootstrap intervals (``ted_corr``) lie against
+    zero (``own``, ``base``: ``above``/``below``/``zero``), the PERM-BOTH gap and p (None: not
+    tested), ``significant`` (p < ``alpha``) and ``few`` (no system has more than ``few_errors``
+    errors)."""
+    out = []
     for t in tests.to_dict("records"):
-        m = _row(ted_corr, t["lp"], t["errors"], t["metric"])
-        b = _row(ted_corr, t["lp"], t["errors"], baseline)
-        few = (f" With at most {t['most']} marked errors per system, r rests on a handful of events and means little "
-               "here" + (" (PERM-BOTH holds the error counts fixed, so its p leaves their noise out)."
-                         if t["p"] < alpha else "."))
-        lines.append(f"* {t['lp']}, {t['errors'].lower()}s ({t['fewest']}–{t['most']} per system): "
-                     f"{_signs(t['metric'], m, b, baseline)}; {_versus_mqm(pd.Series(t), baseline, alpha, n_permutations)}."
-                     + (few if t["most"] <= few_errors else ""))
-    return "\n".join(lines)
+        tested = not math.isnan(t["p"])
+        out.append({"lp": t["lp"], "errors": t["errors"], "metric": t["metric"], "fewest": t["fewest"],
+                    "most": t["most"], "own": _sign_of(_row(ted_corr, t["lp"], t["errors"], t["metric"])),
+                    "base": _sign_of(_row(ted_corr, t["lp"], t["errors"], baseline)),
+                    "gap": float(t["gap"]) if tested else None, "p": float(t["p"]) if tested else None,
+                    "significant": tested and t["p"] < alpha, "few": t["most"] <= few_errors})
+    return out
 
 
 def mqm_summary(ted_corr: pd.DataFrame, tests: pd.DataFrame, *, baseline: str = "BLEU", few_errors: int = 5,
-                alpha: float = 0.05, n_permutations: int = 1000) -> str:
-    """The conclusion's line: the analyses whose agreement interval lies above zero, and those
-    where PERM-BOTH finds Otem or Utem better or worse than the baseline (p < ``alpha``; flagged
-    where the metric's own bootstrap interval includes zero and where no system has more than
-    ``few_errors`` errors)."""
+                alpha: float = 0.05) -> dict:
+    """The conclusion's line as data: the analyses whose agreement interval lies above zero
+    (``above``: ``{metric, lp, errors, baseline_too}``); those where PERM-BOTH finds Otem or Utem
+    ``better`` or ``worse`` than the baseline (p < ``alpha``), each with its p, its own interval
+    where that includes zero (``zero_interval``) and its most errors where no system has more than
+    ``few_errors`` (``few``); the rest's p-values; and the untested analyses."""
     def label(t):
-        return f"{t['metric']} on {t['lp']} {t['errors'].lower()}s"
+        return {"metric": t["metric"], "lp": t["lp"], "errors": t["errors"]}
 
-    def tested_label(t):
+    def tested(t):
         own = _row(ted_corr, t["lp"], t["errors"], t["metric"])
         zero = own["low"] <= 0 <= own["high"]
-        few = t["most"] <= few_errors
-        caveats = ([f"its own agreement interval [{own['low']:+.2f}, {own['high']:+.2f}] includes zero"] if zero else []) + (
-            [("there are " if zero else "") + f"at most {t['most']} marked errors per system"] if few else [])
-        return f"{label(t)} (PERM-BOTH {p_text(t['p'], n_permutations)}" + (f", but {' and '.join(caveats)}" if caveats else "") + ")"
+        return label(t) | {"p": float(t["p"]), "zero_interval": [float(own["low"]), float(own["high"])] if zero else None,
+                           "few": t["most"] if t["most"] <= few_errors else None}
 
-    above = [label(t) + (f" (and {baseline}'s)" if _row(ted_corr, t["lp"], t["errors"], baseline)["low"] > 0 else "")
+    above = [label(t) | {"baseline_too": bool(_row(ted_corr, t["lp"], t["errors"], baseline)["low"] > 0)}
              for t in tests.to_dict("records") if _row(ted_corr, t["lp"], t["errors"], t["metric"])["low"] > 0]
-    tested = tests[tests.p.notna()]
-    sig = tested[tested.p < alpha]
-    parts = [f"{word} than {baseline} for " + ", ".join(tested_label(t) for t in d.to_dict("records"))
-             for word, d in [("better", sig[sig.gap > 0]), ("worse", sig[sig.gap < 0])] if len(d)]
-    rest = tested[tested.p >= alpha]
-    rest_p = (f"PERM-BOTH {p_text(rest.p.iloc[0], n_permutations)}" if len(rest) == 1 else
-              f"PERM-BOTH p from {rest.p.min():.3f} to {rest.p.max():.3f}")
-    if parts:
-        versus = f"Otem or Utem tracks the errors significantly (at {alpha:.0%}) " + "; ".join(parts) + (
-            f"; in the other {len(rest)} {'analysis' if len(rest) == 1 else 'analyses'} the difference from "
-            f"{baseline} is not significant ({rest_p})" if len(rest) else "")
-    elif len(rest):
-        versus = (f"in no analysis does Otem or Utem track the errors significantly (at {alpha:.0%}) better or worse "
-                  f"than {baseline} ({rest_p})")
-    else:
-        versus = f"no analysis was tested against {baseline}"
-    untested = [label(t) for t in tests[tests.p.isna()].to_dict("records")]
-    return ("the agreement interval lies above zero for " + (", ".join(above) or "no analysis") + "; " + versus
-            + (f"; not tested: {', '.join(untested)}" if untested and len(tested) else ""))
+    done = tests[tests.p.notna()]
+    sig, rest = done[done.p < alpha], done[done.p >= alpha]
+    return {"above": above, "better": [tested(t) for t in sig[sig.gap > 0].to_dict("records")],
+            "worse": [tested(t) for t in sig[sig.gap < 0].to_dict("records")],
+            "rest": [float(p) for p in rest.p], "n_tested": len(done),
+            "untested": [label(t) for t in tests[tests.p.isna()].to_dict("records")]}
 
 
 # -- Table 1: the metrics against BLEU on the human system scores ---------------------------------
@@ -366,58 +312,46 @@ def versus_table(table: pd.DataFrame, metrics: Sequence[str], signs: Mapping[str
                                       seed=seed) for m in metrics}, names=["metric", "statistic"])
 
 
-def _word(gap: float, tie: float, p: float, alpha: float) -> str:
+class Word(enum.StrEnum):
+    """How a metric agrees with the human score against the baseline, on one statistic."""
+
+    ABOUT = "about as much as"  # within the tie margin, whatever p
+    MORE = "more than"  # beyond the margin, PERM-BOTH p < alpha (or not tested)
+    LESS = "less than"
+    NOT_SIG_MORE = "not significantly more than"
+    NOT_SIG_LESS = "not significantly less than"
+
+
+def _word(gap: float, tie: float, p: float, alpha: float) -> Word:
     if abs(gap) <= tie:
-        return "about as much as"
-    direction = "more than" if gap > 0 else "less than"
-    return direction if math.isnan(p) or p < alpha else f"not significantly (at {alpha:.0%}) {direction}"
+        return Word.ABOUT
+    if math.isnan(p) or p < alpha:
+        return Word.MORE if gap > 0 else Word.LESS
+    return Word.NOT_SIG_MORE if gap > 0 else Word.NOT_SIG_LESS
 
 
-def _detail(gap: float, tie: float, p: float, alpha: float, metric: str, n_permutations: int) -> str:
-    if abs(gap) <= tie and p < alpha:
-        return (f"within the margin, though PERM-BOTH finds {metric} {'ahead' if gap > 0 else 'behind'} at "
-                f"{alpha:.0%}: {p_text(p, n_permutations)}")
-    return f"PERM-BOTH {p_text(p, n_permutations)}"
+def versus_findings(versus: pd.DataFrame, *, alpha: float = 0.05) -> list[dict]:
+    """Per metric of a :func:`versus_table`, per statistic: the :class:`Word`, the size of the gap,
+    its p (None: not tested) and ``tie_significant`` (within the margin, yet p < ``alpha``: the
+    direction is then named), and ``same`` (both statistics have the same word and nothing to
+    name): ``{metric, same, stats: [{stat, word, gap, ahead, p, tie_significant}]}``."""
+    out = []
+    for m in dict.fromkeys(versus.index.get_level_values(0)):
+        stats = []
+        for stat, r in versus.loc[m].iterrows():
+            p = None if math.isnan(r.p) else float(r.p)
+            stats.append({"stat": stat, "word": _word(r.gap, r.tie, r.p, alpha), "gap": abs(float(r.gap)),
+                          "ahead": bool(r.gap > 0), "p": p,
+                          "tie_significant": bool(abs(r.gap) <= r.tie and p is not None and p < alpha)})
+        plain = not any(s["tie_significant"] for s in stats)
+        out.append({"metric": m, "same": plain and stats[0]["word"] == stats[1]["word"], "stats": stats})
+    return out
 
 
-def versus_sentence(tests: pd.DataFrame, metric: str, *, baseline: str = "BLEU", alpha: float = 0.05,
-                    n_permutations: int = 1000) -> str:
-    """Whether ``metric`` agrees with the human score more than, less than or about as much as
-    ``baseline``, per statistic of :func:`versus_tests`: "about as much as" within the tie margin
-    (whatever p, but a p below ``alpha`` is named with the direction), "more"/"less" only with
-    PERM-BOTH p < ``alpha``, else "not significantly (at 5%) more/less"; each with the size of
-    the gap and its p-value ("not tested" where none; written for ``n_permutations``, as the
-    tests ran)."""
-    words = [(_word(r.gap, r.tie, r.p, alpha), stat, abs(r.gap), p_text(r.p, n_permutations),
-              _detail(r.gap, r.tie, r.p, alpha, metric, n_permutations)) for stat, r in tests.iterrows()]
-    plain = all(d == f"PERM-BOTH {p}" for *_, p, d in words)  # no tie with a significant p to name
-    if words[0][0] == words[1][0] and plain:
-        return (f"{metric} agrees with the human score {words[0][0]} {baseline} on both r and τ "
-                f"(by {words[0][2]:.3f} and {words[1][2]:.3f}; PERM-BOTH {words[0][3]} and {words[1][3]})")
-    return f"{metric} agrees with the human score " + " and ".join(
-        f"{w} {baseline} on {st} (by {g:.3f}; {d})" for w, st, g, _, d in words)
-
-
-def versus_baseline(table: pd.DataFrame, metric: str, signs: Mapping[str, int], *, baseline: str = "BLEU",
-                    human: str = "human", r_tie: float = 0.02, n_permutations: int = 1000,
-                    seed: int | None = None, alpha: float = 0.05) -> str:
-    """:func:`versus_sentence` of :func:`versus_tests`."""
-    return versus_sentence(versus_tests(table, metric, signs, baseline=baseline, human=human, r_tie=r_tie,
-                                        n_permutations=n_permutations, seed=seed), metric, baseline=baseline,
-                           alpha=alpha, n_permutations=n_permutations)
-
-
-def table_verdict(versus: pd.DataFrame, *, baseline: str = "BLEU", alpha: float = 0.05,
-                  n_permutations: int = 1000) -> str:
-    """:func:`versus_sentence` of each metric of a :func:`versus_table`, joined by semicolons."""
-    return "; ".join(versus_sentence(versus.loc[m], m, baseline=baseline, alpha=alpha, n_permutations=n_permutations)
-                     for m in dict.fromkeys(versus.index.get_level_values(0)))
-
-
-def correlations_text(table: pd.DataFrame, metrics: Sequence[str], *, human: str = "human",
-                      method: str = "pearson") -> str:
-    """"BLEU +0.970, OTEM-2 -0.757": each metric's (signed, not oriented) correlation with ``human``."""
-    return ", ".join(f"{m} {table[m].corr(table[human], method=method):+.3f}" for m in metrics)
+def correlations(table: pd.DataFrame, metrics: Sequence[str], *, human: str = "human",
+                 method: str = "pearson") -> list[dict]:
+    """Each metric's (signed, not oriented) correlation with ``human``: ``{metric, value}``."""
+    return [{"metric": m, "value": float(table[m].corr(table[human], method=method))} for m in metrics]
 
 
 def rank_moves(table: pd.DataFrame, metric: str, signs: Mapping[str, int], *, baseline: str = "BLEU") -> pd.Series:
@@ -429,28 +363,21 @@ def rank_moves(table: pd.DataFrame, metric: str, signs: Mapping[str, int], *, ba
     return (rank(baseline) - rank(metric)).abs()
 
 
-def rank_move_text(moves: pd.Series) -> str:
-    """"the largest move: SYSTEM, N places" (the first system with the largest move)."""
+def biggest_move(moves: pd.Series) -> dict:
+    """The first system with the largest move, and how many places: ``{system, places}``."""
     mover = moves.idxmax()
-    return f"the largest move: {mover}, {int(moves[mover])} places"
+    return {"system": mover, "places": int(moves[mover])}
 
 
-def variant_paragraph(table: pd.DataFrame, n_refs: int) -> str:
+def variant_findings(table: pd.DataFrame, n_refs: int) -> dict:
     """How the authors' script differs from the paper's equations on this run's Table 1 (columns
     ``OTEM-2``, ``OTEM-2 (authors)``, ``UTEM-4``, ``UTEM-4 (authors)``): with one reference they
-    cannot differ, and the paragraph says so instead of quoting ratios of 1."""
-    rules = ("for Otem, the script lets one over-matching reference count where the paper needs all of them; for "
-             "Utem, it takes the minimum of each reference's *total* under-count, where equation (5) takes the "
-             "minimum per n-gram, so that an n-gram costs nothing as soon as one reference has it no more often "
-             "than the candidate, or not at all")
+    cannot differ (no ratios); with several, the median ratios and the largest OTEM-2 gap."""
     if n_refs < 2:
-        return (f"With one reference, as in this run, the authors' script and the paper's equations give the same "
-                f"numbers; they differ only with several references ({rules}).")
-    gap = float((table["OTEM-2"] - table["OTEM-2 (authors)"]).abs().max())
-    return (f"With {n_refs} references the authors' variant makes OTEM-2 "
-            f"{median_ratio_text(table, 'OTEM-2 (authors)', 'OTEM-2')} as large (median over systems; the largest "
-            f"difference is {gap:.2f} points) and UTEM-4 {median_ratio_text(table, 'UTEM-4 (authors)', 'UTEM-4')} as "
-            f"large: {rules}.")
+        return {"n_refs": n_refs}
+    return {"n_refs": n_refs, "otem_ratio": median_ratio(table, "OTEM-2 (authors)", "OTEM-2"),
+            "utem_ratio": median_ratio(table, "UTEM-4 (authors)", "UTEM-4"),
+            "otem_gap": float((table["OTEM-2"] - table["OTEM-2 (authors)"]).abs().max())}
 
 
 def data_line(human_translations: Sequence[tuple[str, ...]], mqm_sets: Sequence[tuple[str, str]],
@@ -469,17 +396,17 @@ def data_line(human_translations: Sequence[tuple[str, ...]], mqm_sets: Sequence[
                      for t, lps in sets.items()) + f"; {segments}"
 
 
-def median_ratio_text(table: pd.DataFrame, numerator: str, denominator: str) -> str:
-    """"9.6 times": the median over systems of ``numerator`` / ``denominator``."""
-    return f"{float((table[numerator] / table[denominator]).median()):.1f} times"
+def median_ratio(table: pd.DataFrame, numerator: str, denominator: str) -> float:
+    """The median over systems of ``numerator`` / ``denominator``."""
+    return float((table[numerator] / table[denominator]).median())
 
 
 def without_lowest(table: pd.DataFrame, metrics: Mapping[str, int], *, baseline: str = "BLEU",
-                   human: str = "human") -> str:
-    """How much the lowest-scored system weighs on Pearson's r: the sentence with each metric's
-    r recomputed without it."""
+                   human: str = "human") -> dict:
+    """How much the lowest-scored system weighs on Pearson's r: that system, its human z and
+    baseline score, the next lowest z, and each metric's r recomputed without it."""
     low2 = table[human].nsmallest(2)
     rest = table.drop(index=low2.index[0])
-    return (f"The lowest-scored system, {low2.index[0]} (human z {low2.iloc[0]:.3f}, {baseline} "
-            f"{table.loc[low2.index[0], baseline]:.2f}; the next lowest z is {low2.iloc[1]:.3f}), weighs on "
-            "Pearson's r: without it r is " + ", ".join(f"{m} {rest[m].corr(rest[human]):+.3f}" for m in metrics))
+    return {"system": low2.index[0], "z": float(low2.iloc[0]), "baseline": float(table.loc[low2.index[0], baseline]),
+            "next_z": float(low2.iloc[1]),
+            "r": [{"metric": m, "value": float(rest[m].corr(rest[human]))} for m in metrics]}
