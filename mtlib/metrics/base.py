@@ -16,7 +16,8 @@ import numpy as np
 
 from mtlib.metrics.languages import check_lang, check_tokenizer_installed
 
-__all__ = ["Metric", "MeanOverDefined", "SacrebleuMetric", "check_inputs", "check_option", "version_signature"]
+__all__ = ["Metric", "MeanOverDefined", "SacrebleuMetric", "check_inputs", "check_option", "version_signature",
+           "with_nrefs"]
 
 
 def check_inputs(name: str, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> None:
@@ -198,6 +199,13 @@ def version_signature(*libraries: str) -> str:
     """``mtlib:X`` and ``LIB:X`` for each named library whose code shapes the number."""
     from mtlib.version import library_versions
     return library_versions(*libraries)
+
+
+def with_nrefs(signature: str, n_refs: int) -> str:
+    """``signature`` of scores computed against ``n_refs`` references (``…|nrefs:2``, as
+    sacreBLEU's ``nrefs:N``). A metric's own signature leaves it out: the number belongs to the
+    data, and that signature keys the statistics cache, whose key hashes the references anyway."""
+    return f"{signature}|nrefs:{n_refs}"
 
 
 class SacrebleuMetric(Metric):

@@ -98,8 +98,8 @@ def segment_scores(evs: EvalSet, metric: str = "BERTScore-R", systems: Sequence[
     m = get_metric(label, target_lang=target_of(evs.lp), **dict(options or {}))
     stats = score_systems(evs, m, systems, [ref_name], cache=cache)
     data = stats.segment_scores()  # the sentence-level definition (BLEU: sentence_bleu, eff:yes)
-    signature = f"{with_nrefs(stats.metric.sentence_signature, 1)}|sentence|refs:{ref_name}"
-    return _frame(evs, data, systems, label, signature)
+    signature = with_nrefs(f"{stats.metric.sentence_signature}|sentence", 1)
+    return _frame(evs, data, systems, label, f"{signature}|refs:{ref_name}")
 
 
 def bertscore_segment_scores(evs: EvalSet, scorer, systems: Sequence[str] | None = None,
@@ -131,9 +131,10 @@ def as_system_stats(scores: pd.DataFrame):
     from mtlib.bertscore import SentenceMean
     from mtlib.scoring import SystemStats
     label = scores.attrs.get("metric", "score")
-    # The frame's signature (the sentence scores' own: BLEU's says eff:yes) ends in its references,
-    # which SystemStats adds back: split them off, so they are not named twice.
+    # The frame's signature (the sentence scores' own: BLEU's says eff:yes) ends in its references
+    # (nrefs:1|refs:NAME), which SystemStats adds back: split them off, so they are not named twice.
     signature, _, ref = scores.attrs.get("signature", label).rpartition("|refs:")
+    signature = signature.removesuffix("|nrefs:1")
     metric = SentenceMean(label, 0, signature or ref)
     ref = ref if signature else "?"
     return SystemStats(metric, [ref], {s: np.column_stack([scores[s].to_numpy(), np.ones(len(scores))])
