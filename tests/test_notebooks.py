@@ -588,3 +588,19 @@ def test_html_refuses_what_is_not_a_run_folder(tmp_path, capsys):
     with pytest.raises(SystemExit) as done:
         nbr.main(["run", "--only", "own_data", "--html"])
     assert done.value.code == 2 and "--html renders a run folder" in capsys.readouterr().err
+
+
+def test_the_book_tools_find_the_repository_only_where_told(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    def check(book_env):
+        env = {**os.environ, "MTLIB_BOOK": book_env}
+        return subprocess.run([sys.executable, "-m", "mtbook", "check"], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=300)
+
+    away = check("")
+    assert away.returncode == 2 and "no book repository" in away.stderr and "MTLIB_BOOK" in away.stderr
+    pointed = check(str(REPO.root))
+    assert "no book repository" not in pointed.stderr and pointed.returncode in (0, 1), pointed.stderr

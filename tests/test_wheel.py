@@ -1,7 +1,8 @@
 """The library works from a wheel, without the repository: built and installed into a fresh
 virtual environment (the base dependencies only, at the versions of constraints.txt), it scores
-the shipped example folder from a folder outside the repository, and the book tooling refuses
-clearly until it is pointed at the repository."""
+the shipped example folder from a folder outside the repository, its command line works as a
+sacreBLEU user expects, and it holds none of the book's code (the package mtbook, installed from
+the repository, has the studies and the book's tools)."""
 
 import json
 import os
@@ -26,9 +27,9 @@ print(json.dumps({"file": mtlib.__file__, "systems": len(scores), "r": r.value, 
 """
 
 
-def _run(args, cwd, env=None, check=True):
+def _run(args, cwd, env=None, check=True, input=None):
     return subprocess.run(args, cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True, text=True,
-                          check=check, timeout=900)
+                          check=check, timeout=900, input=input)
 
 
 @pytest.mark.slow
@@ -62,8 +63,23 @@ def test_wheel_scores_the_example_without_the_repository(tmp_path):
                 "--ref", str(reference), "--lp", "de-en"], cwd=outside, env=env)
     assert "BLEU" in cli.stdout
 
+    # As a sacreBLEU user tries it: the version, the hypothesis on standard input, several metrics,
+    # nrefs in the signatures, and mtlib score on the shipped folder without any data root.
+    mtlib_cmd = str(tmp_path / "venv" / "bin" / "mtlib")
+    assert _run([mtlib_cmd, "--version"], cwd=outside).stdout.startswith("mtlib ")
+    piped = _run([mtlib_cmd, "files", "--metric", "BLEU", "chrF", "--hyp", "-", "--ref", str(reference)], cwd=outside,
+                 env=env, input=system.read_text(encoding="utf-8"))
+    assert [line.split("\t")[1].split("|")[0] for line in piped.stdout.splitlines()] == ["BLEU", "chrF"]
+    assert piped.stdout.count("|nrefs:1") == 2
+    folder = _run([mtlib_cmd, "score", "--folder", example, "--lp", "de-en", "--metric", "chrF", "--no-progress"],
+                  cwd=outside, env=env)
+    assert len(folder.stdout.splitlines()) == 1 + got["systems"]  # a header, then each system
+
+    # The wheel is the library alone: no book package, no chapter's study, and mtlib's sentences stay small.
+    import zipfile
+    names = zipfile.ZipFile(wheel).namelist()
+    assert not [n for n in names if n.startswith("mtbook/") or "study" in n or "/book/" in n]
+    code_lines = sum(zipfile.ZipFile(wheel).read(n).decode("utf-8").count("\n") for n in names if n.endswith(".py"))
+    assert code_lines <= 8000, code_lines  # issue 33: the wheel holds no chapter code
     book = _run([str(python), "-m", "mtbook", "check"], cwd=outside, env=env, check=False)
-    assert book.returncode == 2 and "no book repository" in book.stderr and "MTLIB_BOOK" in book.stderr
-    pointed = _run([str(python), "-m", "mtbook", "check"], cwd=outside, env={**env, "MTLIB_BOOK": str(ROOT)},
-                   check=False)
-    assert "no book repository" not in pointed.stderr and pointed.returncode in (0, 1), pointed.stderr
+    assert book.returncode == 1 and "No module named mtbook" in book.stderr  # the book's tools are not installed
