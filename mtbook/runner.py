@@ -91,32 +91,41 @@ def source_hash(path: Path, parameters: dict) -> str:
     return h.hexdigest()
 
 
-def code_hash(path: Path, parameters: dict) -> str:
-    """What makes a chapter's numbers, on its side of the notebook: the code cells, in order, and
-    the profile's parameters. Outputs, execution counts, metadata and the Markdown cells do not
-    count (saving in JupyterLab or rewording a sentence does not stale the numbers)."""
-    nb = json.loads(path.read_text(encoding="utf-8"))
+def _cells(source: Path | dict) -> list[dict]:
+    return source["cells"] if isinstance(source, dict) else json.loads(Path(source).read_text(encoding="utf-8"))["cells"]
+
+
+def _tags(cell) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def code_hash(source: Path | dict, parameters: dict) -> str:
+    """What makes a chapter's numbers, on its side of the notebook (a path, or the notebook as
+    read): the code cells in order, which of them is the ``parameters`` cell (papermill injects
+    after it), and the profile's parameters. Outputs, execution counts, other metadata and the
+    Markdown cells do not count (saving in JupyterLab or rewording a sentence does not stale the
+    numbers)."""
     h = hashlib.sha256()
-    for cell in nb["cells"]:
+    for cell in _cells(source):
         if cell["cell_type"] == "code":
-            h.update(_joined(cell["source"]).encode() + b"\x01")
+            h.update(_joined(cell["source"]).encode() + (b"\x02" if "parameters" in _tags(cell) else b"") + b"\x01")
     h.update(json.dumps(parameters, sort_keys=True).encode())
     return h.hexdigest()
 
 
-def words_hash(path: Path) -> str:
-    """What words a chapter: its Markdown cells (the templates) in their places among the code
-    cells, the code cells' tags (whether the page shows their code), the chapter's shared macros
-    (``NAME.macros.j2``) and the code that renders them (:mod:`mtbook.words` and :mod:`mtbook.prose`)."""
-    nb = json.loads(path.read_text(encoding="utf-8"))
+def words_hash(source: Path | dict, macros: str | None = None) -> str:
+    """What words a chapter (a path, or the notebook as read, with ``macros`` then given): its
+    Markdown cells (the templates) with their tags, in their places among the code cells, the code
+    cells' tags (whether the page shows their code), the chapter's shared macros
+    (``NAME.macros.j2``) and the code and library that render them
+    (:func:`~mtbook.provenance.words_fingerprint`)."""
     h = hashlib.sha256()
-    for cell in nb["cells"]:
-        if cell["cell_type"] == "markdown":
-            h.update(b"md\x00" + _joined(cell["source"]).encode())
-        else:  # a code cell's place, and its tags: how the page shows it
-            h.update(b"code\x00" + json.dumps(cell.get("metadata", {}).get("tags", [])).encode())
-        h.update(b"\x01")
-    h.update(b"macros\x00" + _macros(path).encode())
+    for cell in _cells(source):
+        kind = b"md\x00" + _joined(cell["source"]).encode() if cell["cell_type"] == "markdown" else b"code\x00"
+        h.update(kind + json.dumps(_tags(cell)).encode() + b"\x01")
+    if macros is None and isinstance(source, dict):
+        raise TypeError("words_hash of a notebook as read needs its macros")
+    h.update(b"macros\x00" + (_macros(source) if macros is None else macros).encode())
     for rel, digest in provenance.words_fingerprint().items():
         h.update(f"{rel}:{digest}".encode())
     return h.hexdigest()
@@ -399,6 +408,8 @@ def _execute(job: dict, *, log_output: bool, progress: TextIO | None = None) -> 
     partial = work / f"{name}.ipynb"
     to_run = work / f"{name}.source.ipynb"
     source_nb = nbformat.read(src, as_version=4)
+    # what ran: hashed as read now, so that an edit made during a long run is not recorded as run
+    ran_code, ran_words, macros = code_hash(source_nb, params), words_hash(source_nb, _macros(src)), _macros(src)
     source_nb.cells.append(nbformat.v4.new_code_cell(_PROVENANCE_CELL))
     nbformat.write(source_nb, to_run)
     hook = {} if progress is None else {"cell_started": _progress_printer(name, progress)}
@@ -417,7 +428,7 @@ def _execute(job: dict, *, log_output: bool, progress: TextIO | None = None) -> 
     drop_progress_bars(nb)
     try:
         nb.cells = [nbformat.from_dict(c) for c in words.render_cells(source_nb.cells[:-1], nb.cells, name=name,
-                                                                          macros=_macros(src))]
+                                                                          macros=macros)]
     except ValueError as err:
         raise RuntimeError(f"notebook {name!r} ran, but its words could not be rendered ({out_dir} is "
                            f"unchanged): {err}") from err
@@ -432,7 +443,7 @@ def _execute(job: dict, *, log_output: bool, progress: TextIO | None = None) -> 
         path = Path(pm_meta[key]).resolve()
         pm_meta[key] = str(path.relative_to(root)) if path.is_relative_to(root) else path.name
     nb.metadata["mtlib"] = {"profile": profile, "parameters": params, "overrides": extra,
-                            "code_sha256": code_hash(src, params), "words_sha256": words_hash(src),
+                            "code_sha256": ran_code, "words_sha256": ran_words,
                             "ran_with": ran_with, "executed_sha256": executed_hash(nb)}
     staged = out_dir / f".{name}.ipynb.{os.getpid()}.tmp"
     nbformat.write(nb, staged)
@@ -693,11 +704,12 @@ def render_words(names: Sequence[str] | None = None, *, book_dir: Path | None = 
         path = book_dir / f"{name}.ipynb"
         nb = nbformat.read(path, as_version=4)
         src = notebook_dir / f"{name}.ipynb"
-        source_nb = nbformat.read(src, as_version=4)
+        source_nb, macros = nbformat.read(src, as_version=4), _macros(src)
+        rendered_words = words_hash(source_nb, macros)
         nb.cells = [nbformat.from_dict(c) for c in words.render_cells(source_nb.cells, nb.cells, name=name,
-                                                                      macros=_macros(src))]
+                                                                      macros=macros)]
         _mark_cells(nb)
-        nb.metadata["mtlib"]["words_sha256"] = words_hash(src)
+        nb.metadata["mtlib"]["words_sha256"] = rendered_words
         nb.metadata["mtlib"]["executed_sha256"] = executed_hash(nb)
         staged = book_dir / f".{name}.ipynb.{os.getpid()}.tmp"
         nbformat.write(nb, staged)

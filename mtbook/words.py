@@ -1,7 +1,7 @@
-"""Findings as data, words beside the page.
+"""Words beside the page: a chapter's Markdown cells rendered over its findings.
 
-A chapter's code cells compute numbers and verdicts and hand them over as plain data with
-:func:`publish`; its Markdown cells are the words, written as Jinja2 templates over that data
+A chapter's code cells compute numbers and verdicts and hand them over as plain data
+(:func:`mtbook.findings.publish`); its Markdown cells are the words, written as Jinja2 templates over that data
 (``BLEU's $r$ is {{ f.bleu.r | num }}``). The runner renders the templates into the executed
 copy after the kernel has finished (:func:`render_cells`), and renders them again, without a
 kernel, when only the words changed (``python -m mtbook render``). So editing a sentence never
@@ -16,63 +16,15 @@ string.
 
 from __future__ import annotations
 
-import dataclasses
-import enum
-import json
 import math
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
+from mtbook.findings import collect
 from mtbook.prose import and_list, capitalised
 
-__all__ = ["MIME_TYPE", "publish", "as_data", "collect", "render_template", "render_cells", "is_template"]
+__all__ = ["render_template", "render_cells", "is_template"]
 
-MIME_TYPE = "application/vnd.mtbook.findings+json"
 _TEMPLATE_MARKS = ("{{", "{%")
-
-
-def as_data(value: Any) -> Any:
-    """``value`` as JSON-ready data: dataclasses and mappings as dicts (keys as strings), enums
-    as their values, tuples, sets and arrays as lists, numpy scalars as Python numbers."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: as_data(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, enum.Enum):
-        return as_data(value.value)
-    if isinstance(value, Mapping):
-        return {str(k): as_data(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [as_data(v) for v in value]
-    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):  # numpy arrays and scalars
-        return as_data(value.tolist())
-    if value is None or isinstance(value, (str, bool, int, float)):
-        return value
-    raise TypeError(f"publish: {type(value).__name__} is not plain data (give numbers, strings, lists, "
-                    "mappings or dataclasses)")
-
-
-def publish(**findings: Any) -> None:
-    """Hands ``findings`` (name=value) to the chapter's templates: displayed as data the page does
-    not show (tag the cell ``remove-cell``), collected by the runner in cell order."""
-    from IPython.display import display
-
-    display({MIME_TYPE: as_data(findings)}, raw=True)
-
-
-def collect(cells: Iterable[Mapping]) -> dict[str, Any]:
-    """Every finding published in the executed cells, by name. A name published twice is an
-    error (a later cell silently overwriting an earlier number is how pages go wrong)."""
-    found: dict[str, Any] = {}
-    for index, cell in enumerate(cells):
-        for out in cell.get("outputs", []):
-            data = out.get("data", {}).get(MIME_TYPE)
-            if data is None:
-                continue
-            if isinstance(data, str):
-                data = json.loads(data)
-            twice = sorted(set(found) & set(data))
-            if twice:
-                raise ValueError(f"finding(s) {twice} published twice (again in cell {index})")
-            found.update(data)
-    return found
 
 
 def is_template(text: str) -> bool:
@@ -163,6 +115,8 @@ def render_cells(source_cells: list[Mapping], executed_cells: list[dict], *, nam
         raise ValueError(f"{name}: the code cells differ from the ones that were executed: re-execute it")
     findings = collect(executed_cells)
     out, code = [], iter(ran)
+    if not any("parameters" in c.get("metadata", {}).get("tags", []) for c in source_code):
+        out += injected  # papermill injects at the top when no cell is tagged parameters
     for index, src in enumerate(source_cells):
         if src["cell_type"] == "code":
             cell = next(code)

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from mtbook import words
+from mtbook import findings, words
 
 
 class Verdict(enum.Enum):
@@ -23,19 +23,21 @@ class Comparison:
     verdict: Verdict
 
 
-def _published(**findings) -> dict:
+def _published(**found) -> dict:
     return {"output_type": "display_data", "metadata": {},
-            "data": {words.MIME_TYPE: json.loads(json.dumps(words.as_data(findings)))}}
+            "data": {findings.MIME_TYPE: json.loads(json.dumps(findings.as_data(found)))}}
 
 
 def test_findings_become_plain_data():
-    data = words.as_data({"c": Comparison("BLEU", "chrF", np.float64(0.25), Verdict.TIE), "n": np.int64(3),
+    data = findings.as_data({"c": Comparison("BLEU", "chrF", np.float64(0.25), Verdict.TIE), "n": np.int64(3),
                           "xs": np.array([1.0, 2.0]), ("lp", 1): (1, 2)})
     assert data == {"c": {"a": "BLEU", "b": "chrF", "gap": 0.25, "verdict": "tie"}, "n": 3, "xs": [1.0, 2.0],
                     "('lp', 1)": [1, 2]}
     assert type(data["n"]) is int
     with pytest.raises(TypeError, match="object is not plain data"):
-        words.as_data({"x": object()})
+        findings.as_data({"x": object()})
+    # JSON has no NaN (a kernel would send the string "nan"): undefined numbers travel as None
+    assert findings.as_data({"x": float("nan"), "y": [np.float64("inf"), 1.5]}) == {"x": None, "y": [None, 1.5]}
 
 
 def test_filters_write_numbers_as_the_book_does():
@@ -58,7 +60,7 @@ def test_a_missing_finding_is_an_error_that_names_it():
 def test_a_finding_published_twice_is_refused():
     cells = [{"cell_type": "code", "outputs": [_published(r=1)]}, {"cell_type": "code", "outputs": [_published(r=2)]}]
     with pytest.raises(ValueError, match=r"finding\(s\) \['r'\] published twice \(again in cell 1\)"):
-        words.collect(cells)
+        findings.collect(cells)
 
 
 def test_render_cells_keeps_code_and_outputs_and_renders_words():

@@ -2,7 +2,7 @@
 
 The chapter (``notebooks/wmt19_baselines.ipynb``) scores and correlates in plain sight; the
 functions here compute what its words quote, as plain data that the chapter publishes
-(:func:`mtbook.words.publish`) and its Markdown templates put into sentences:
+(:func:`mtbook.findings.publish`) and its Markdown templates put into sentences:
 
 * beside the paper's Table 1: :func:`paper_matches`, :func:`tokenisation_gaps`,
   :func:`negative_signs`, :func:`reproduced`;
