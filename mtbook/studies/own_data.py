@@ -1,21 +1,21 @@
-"""The own-data chapter's tables and sentences, as tested functions.
+"""The own-data chapter's tables and findings, as tested functions.
 
 The chapter (``notebooks/own_data.ipynb``) runs the book's analyses on a plain folder
-(:func:`mtlib.load_folder`); these functions build what it shows and the sentences that quote
-its numbers:
+(:func:`mtlib.load_folder`); these functions build what it shows and, as plain data, what its
+words quote (the chapter's Markdown templates put them into sentences):
 
-* the data: :func:`folder_label`, :func:`page_source`, :func:`data_sentence`,
+* the data: :func:`folder_label`, :func:`source_findings`, :func:`data_findings`,
   :func:`overview_table`, the top systems (:func:`top_subset`) and how close they are
-  (:func:`top_closeness`);
+  (:func:`closeness`);
 * claims that one metric correlates better than another, each with PERM-BOTH's one-sided
   p-value (:mod:`mtlib.significance`): :func:`leader_tests` (system level),
   :func:`segment_leader_test` (segment level, pooled), :func:`da_comparison` (DA-BERTScore
   against BERTScore); :func:`mtlib.significance.min_pvalue` is the floor no test over ``n``
-  systems can go below, so that a sentence can say when no difference can be significant
-  (:func:`floor_sentence`);
-* the closing summary, one bullet per analysis: :func:`leaders_sentence`,
-  :func:`top_tau_sentence`, :func:`bootstrap_sentence`, :func:`segment_sentence`,
-  :func:`da_sentence`, :func:`random_subset_sentence`.
+  systems can go below, so that the words can say when no difference can be significant
+  (:func:`floors`);
+* the closing summary's findings, one per analysis: :func:`leaders`, :func:`top_taus`,
+  :func:`bootstrap_findings`, :func:`segment_findings`, :func:`da_findings`,
+  :func:`random_subset_findings`.
 
 Correlations are *oriented*: a lower-is-better metric (TER) is negated first, so that a higher
 value always means closer agreement with the human scores. Metric values are compared after
@@ -33,24 +33,14 @@ import pandas as pd
 
 from mtlib.correlation import top_systems
 from mtlib.data import EvalSet
-from mtlib.significance import min_pvalue, p_text, perm_both, perm_both_systems
+from mtlib.significance import min_pvalue, perm_both, perm_both_systems
 
-__all__ = ["STAT_NAMES", "STAT_METHODS", "ALPHA", "folder_label", "page_source", "data_sentence", "overview_table",
-           "top_subset", "top_closeness", "floor_sentence", "leader_tests",
-           "leaders_sentence", "top_tau_sentence", "bootstrap_sentence", "segment_leader_test", "segment_sentence",
-           "da_comparison", "da_sentence", "random_subset_sentence"]
+__all__ = ["STAT_METHODS", "ALPHA", "folder_label", "source_findings", "data_findings", "overview_table",
+           "top_subset", "closeness", "floors", "leader_tests", "leaders", "top_taus", "bootstrap_findings",
+           "segment_leader_test", "segment_findings", "da_comparison", "da_findings", "random_subset_findings"]
 
-STAT_NAMES = {"r": "$r$", "tau": "τ", "rho": "ρ"}
 STAT_METHODS = {"r": "pearson", "tau": "kendall", "rho": "spearman"}
 ALPHA = 0.05  # the level a "significant" difference is read at
-METHOD_LABELS = {"pearson": "Pearson $r$", "kendall": "Kendall τ"}
-
-EXAMPLE_SOURCE = (
-    "the example that ships with mtlib, `toy-de-en` (`mtlib.example_folder()`): 40 German sentences written for "
-    "this book, two English references, eight \"systems\" that are the reference damaged by seeded random edits "
-    "(dropped, repeated and swapped words, synonyms) and **simulated** human scores that penalise the edits a "
-    "reader would mind (drops, repeats, swaps) and barely notice synonyms. Its numbers show how the analyses "
-    "work; they say nothing about real systems or metrics.")
 
 
 # -- the data ---------------------------------------------------------------------------------
@@ -60,34 +50,28 @@ def folder_label(folder: str | os.PathLike | None) -> str:
     return "the example toy-de-en" if folder is None else f"the folder `{folder}`"
 
 
-def page_source(folder: str | os.PathLike | None, evs: EvalSet) -> str:
-    """What this page ran on, for the introduction: the shipped example's description, or the
-    folder actually used with its size and human scores."""
-    if folder is None:
-        return EXAMPLE_SOURCE
-    levels = ", ".join(level for _, level in evs.human_score_names) or "none"
-    return (f"{folder_label(folder)} (parameter `folder`, language pair {evs.lp}): {evs.n_segments} segments, "
-            f"{len(evs.mt_systems)} systems, human scores: {levels}. The numbers below are this folder's; the "
-            "exercises refer to the shipped example.")
+def source_findings(folder: str | os.PathLike | None, evs: EvalSet) -> dict:
+    """What this page ran on: the shipped example (``example``) or the folder used, with its size
+    and the levels of its human scores."""
+    return {"example": folder is None, "label": folder_label(folder), "lp": evs.lp, "n_segments": evs.n_segments,
+            "n_systems": len(evs.mt_systems), "levels": [level for _, level in evs.human_score_names]}
 
 
-def data_sentence(label: str, evs: EvalSet, human: Mapping[str, float | None] | None,
-                  human_seg: Mapping[str, Sequence[float | None]] | None) -> str:
-    """The data in one sentence; names the systems without a human score at a level where others
-    have one (they are left out of the correlations at that level)."""
-    text = (f"{label} ({evs.lp}): {evs.n_segments} segments, {len(evs.mt_systems)} systems, references "
-            f"{', '.join(f'`{r}`' for r in evs.refs)} (standard: `{evs.std_ref}`); human scores: "
-            f"{', '.join(level for _, level in evs.human_score_names) or 'none'}.")
-    for what, level, have in [("System", "system-level", human), ("Segment", "segment-level", human_seg)]:
+def data_findings(evs: EvalSet, human: Mapping[str, float | None] | None,
+                  human_seg: Mapping[str, Sequence[float | None]] | None) -> dict:
+    """The data: references (the standard one named), the levels of human scores, and per level
+    the systems without a human score where others have one (``missing``: ``{level, covered,
+    total, systems}``; they are left out of the correlations at that level)."""
+    missing = []
+    for level, have in [("system", human), ("segment", human_seg)]:
         if have is None:
             continue
-        missing = [s for s in evs.mt_systems if s not in have or have[s] is None]
-        if missing:
-            one = len(missing) == 1
-            text += (f" {what} scores cover {len(evs.mt_systems) - len(missing)} of the {len(evs.mt_systems)} "
-                     f"systems: {', '.join(missing)} {'has' if one else 'have'} none and {'is' if one else 'are'} "
-                     f"left out of the {level} correlations.")
-    return text
+        gone = [s for s in evs.mt_systems if s not in have or have[s] is None]
+        if gone:
+            missing.append({"level": level, "covered": len(evs.mt_systems) - len(gone), "total": len(evs.mt_systems),
+                            "systems": gone})
+    return {"refs": list(evs.refs), "std_ref": evs.std_ref,
+            "levels": [level for _, level in evs.human_score_names], "missing": missing}
 
 
 def overview_table(evs: EvalSet, human: Mapping[str, float | None] | None,
@@ -109,67 +93,50 @@ def _scored(human: Mapping[str, float | None]) -> list[str]:
     return [s for s, v in human.items() if v is not None and not math.isnan(v)]
 
 
-def top_subset(human: Mapping[str, float | None], fraction: float) -> tuple[list[str] | None, str | None]:
+def top_subset(human: Mapping[str, float | None], fraction: float) -> tuple[list[str] | None, dict | None]:
     """(the top ``fraction`` of the systems with a human score, best first; None) as
-    :func:`mtlib.top_systems` counts them, or (None, a note saying why there is no top group)
-    when that leaves fewer than two systems, over which no correlation is defined."""
+    :func:`mtlib.top_systems` counts them, or (None, why there is no top group: ``{fraction, n,
+    k}``) when that leaves fewer than two systems, over which no correlation is defined."""
     n = len(_scored(human))
     k = math.floor(fraction * n + 1e-9)
     if k >= 2:
         return top_systems(human, fraction=fraction), None
-    return None, (f"*`top_fraction` = {fraction:g} of the {n} systems with a human score keeps {k} "
-                  f"{'system' if k == 1 else 'systems'}; a correlation needs at least two, so every analysis "
-                  "over the top systems is skipped (raise `top_fraction`, or add systems).*")
+    return None, {"fraction": fraction, "n": n, "k": k}
 
 
-def top_closeness(human: Mapping[str, float | None] | None, top: Sequence[str] | None) -> str:
+def closeness(human: Mapping[str, float | None] | None, top: Sequence[str] | None) -> dict:
     """How close the systems are by human score: the span of the top group and the two closest
-    neighbours (each said to be among, outside or across the top group). Scores are printed with
-    1 decimal when they span 10 or more (0-100 scales), else with 3 (z-scores)."""
+    neighbours, each ``among`` the top, ``outside`` it or ``across`` its boundary (None without a
+    top group). ``status``: ``none`` (no human scores), ``few`` (fewer than two) or ``ok``;
+    ``decimals``: 1 when the scores span 10 or more (0-100 scales), else 3 (z-scores)."""
     if not human:
-        return "This folder has no human system scores"  # the chapter's sentence adds the full stop
+        return {"status": "none"}
     scored = sorted((human[s], s) for s in _scored(human))[::-1]
     if len(scored) < 2:
-        return "This folder has fewer than two systems with a human score"
+        return {"status": "few"}
     pairs = sorted((a[0] - b[0], a[1], b[1]) for a, b in zip(scored, scored[1:]))[:2]
     top_set = set(top or ())
-    d = 1 if scored[0][0] - scored[-1][0] >= 10 else 3  # 0-100 scores: 1 decimal; z-scores: 3
 
-    def fmt(s: str) -> str:
-        return f"{human[s]:.{d}f}"
-
-    def where(a: str, b: str) -> str:
+    def where(a: str, b: str) -> str | None:
         if not top:
-            return ""
-        return "; " + ("both among the top" if {a, b} <= top_set else "outside the top" if not {a, b} & top_set
-                       else "across the top's boundary")
+            return None
+        return "among" if {a, b} <= top_set else "outside" if not {a, b} & top_set else "across"
 
-    head = (f"In this folder the top {len(top)} span human scores {fmt(top[0])} to {fmt(top[-1])}; "
-            if top else "In this folder (no top group) ")
-    return head + "the closest neighbours by human score are " + ", then ".join(
-        f"{a} and {b} ({fmt(a)}, {fmt(b)}{where(a, b)})" for _, a, b in pairs)
+    return {"status": "ok", "decimals": 1 if scored[0][0] - scored[-1][0] >= 10 else 3,
+            "top": {"k": len(top), "high": float(human[top[0]]), "low": float(human[top[-1]])} if top else None,
+            "pairs": [{"a": a, "b": b, "va": float(human[a]), "vb": float(human[b]), "where": where(a, b)}
+                      for _, a, b in pairs]}
 
 
 # -- significance -------------------------------------------------------------------------------
 
-def floor_sentence(n: int, *, n_permutations: int = 1000, seed: int | None = None) -> str:
+def floors(n: int, *, n_permutations: int = 1000, seed: int | None = None) -> dict:
     """What the p-values of this folder's system-level tests can reach: the floor over its ``n``
-    systems and over three (:func:`mtlib.significance.min_pvalue`), said plainly when no test can be significant."""
-    def clause(k: int, floor: float, where: str) -> str:
-        if floor == 0:  # no draw of this seed swaps nothing: the floor is below what the draws resolve
-            return (f"over {where} the draws that swap nothing (about 2^-{k} = {0.5 ** k:.2g} of them) are too rare "
-                    f"to set a floor with {n_permutations:,} permutations")
-        text = f"over {where} no p can fall below {floor:.3f}"
-        if floor >= ALPHA:
-            text += f", so no test over {where} can find one metric significantly better than another (p < {ALPHA:g})"
-        return text
-
-    floor3 = min_pvalue(3, n_permutations=n_permutations, seed=seed)
-    three = clause(3, floor3, "three systems")
-    if n < 3:
-        return f"PERM-BOTH needs at least three systems: with {n} no difference is tested; {three}"
-    here = clause(n, min_pvalue(n, n_permutations=n_permutations, seed=seed), f"the {n} systems here")
-    return here if n == 3 else f"{here}; {three}"
+    systems (None under three) and over three (:func:`mtlib.significance.min_pvalue`), with the
+    level ``alpha`` that a floor at or above it makes unreachable."""
+    return {"n": n, "here": min_pvalue(n, n_permutations=n_permutations, seed=seed) if n >= 3 else None,
+            "three": min_pvalue(3, n_permutations=n_permutations, seed=seed), "alpha": ALPHA,
+            "n_permutations": n_permutations}
 
 
 def _oriented(scores: Mapping[str, Mapping[str, float]], lower_is_better: Iterable[str]
@@ -225,76 +192,44 @@ def leader_tests(table: pd.DataFrame, scores: Mapping[str, Mapping[str, float]],
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
-def leaders_sentence(tests: pd.DataFrame, n_permutations: int) -> str:
-    """The leader of each statistic over all systems, with its lead over the next metric and
-    PERM-BOTH's p of that lead (``tests``: :func:`leader_tests`); says so when no lead can be
-    significant over so few systems."""
-    def one(stat: str, row: pd.Series) -> str:
-        ms = row["leaders"]
-        text = f"{STAT_NAMES[stat]} {' and '.join(ms)} ({row['value']:+.3f}{', tied' if len(ms) > 1 else ''}"
-        if not isinstance(row["next"], str):  # no other metric (None, or NaN in a frame)
-            return text + ")"
-        p = row["p"]
-        test = p_text(p, n_permutations) if not math.isnan(p) else f"not tested: {row['note']}"
-        return text + f"; next {row['next']} {row['next value']:+.3f}, {test})"
-
-    best = [tuple(ms) for ms in tests["leaders"]]
-    text = ("* System level, all systems, the highest value of each statistic (p: PERM-BOTH, one-sided, that the "
-            f"leader correlates better than the next metric, {n_permutations} permutations): "
-            + "; ".join(one(stat, row) for stat, row in tests.iterrows())
-            + ("." if len(set(best)) == 1 else "; the statistics disagree on which metric leads."))
-    if "n" in tests and tests["next"].map(lambda m: isinstance(m, str)).any():
-        k, floor = int(tests["n"].iloc[0]), float(tests["floor"].iloc[0])
-        if k < 3 or floor >= ALPHA:
-            clause = _floor_clause(k, floor)
-            text += f" {clause[0].upper()}{clause[1:]}."
-    return text
+def leaders(tests: pd.DataFrame) -> dict:
+    """The leader of each statistic over all systems (``tests``: :func:`leader_tests`) as data:
+    ``stats`` (``{stat, leaders, value, next, next_value, p, note}``; ``p`` None when not tested),
+    ``agree`` (every statistic has the same leaders), ``tested`` (some statistic has a next metric),
+    ``n`` and ``floor``."""
+    rows = [{"stat": stat, "leaders": list(row["leaders"]), "value": float(row["value"]),
+             "next": row["next"] if isinstance(row["next"], str) else None,
+             "next_value": float(row["next value"]), "p": None if math.isnan(row["p"]) else float(row["p"]),
+             "note": row["note"]} for stat, row in tests.iterrows()]
+    return {"stats": rows, "agree": len({tuple(r["leaders"]) for r in rows}) == 1,
+            "tested": any(r["next"] for r in rows), "n": int(tests["n"].iloc[0]), "floor": float(tests["floor"].iloc[0])}
 
 
-def _floor_clause(k: int, floor: float) -> str:
-    if k < 3:
-        return f"PERM-BOTH needs at least three systems, so no difference over {k} is tested"
-    if floor >= ALPHA:
-        return (f"no difference between metrics over {k} systems can be significant (p < {ALPHA:g}): PERM-BOTH's "
-                f"p cannot fall below {floor:.3f} there (its unswapped draws alone)")
-    return f"PERM-BOTH's p over {k} systems cannot fall below {floor:.3f}"
-
-
-def top_tau_sentence(table: pd.DataFrame, top: Sequence[str], floor: float) -> str:
-    """Kendall's τ of each metric over the top systems, how much one swapped pair moves it, and
-    whether any difference among them could be significant (``floor``: :func:`mtlib.significance.min_pvalue`
-    over ``len(top)`` systems)."""
+def top_taus(table: pd.DataFrame, top: Sequence[str], floor: float) -> dict:
+    """Kendall's τ of each metric over the top systems, how much one swapped pair moves it
+    (``step``) and the floor of PERM-BOTH's p over them (``floor``: :func:`mtlib.significance.min_pvalue`)."""
     k = len(top)
     t = table[(table.stat == "tau") & (table.subset == "top")].set_index("metric")["value"]
-    return (f"* Over the top {k} systems Kendall's τ is " + ", ".join(f"{m} {v:+.3f}" for m, v in t.items())
-            + f": with so few systems one swapped pair moves τ by {2 / (k * (k - 1) / 2):.2f}, and "
-            + _floor_clause(k, floor) + ("." if k < 3 else "; these differences are not tested."))
+    return {"k": k, "taus": [{"metric": m, "value": float(v)} for m, v in t.items()], "step": 2 / (k * (k - 1) / 2),
+            "floor": floor}
 
 
-def bootstrap_sentence(boot: pd.DataFrame, n_resamples: int) -> str:
-    """Where the bootstrap intervals of Kendall's τ (over all systems) lie against zero: above
-    it (with the lowest lower bound), below it (with the highest upper bound), or including it,
-    naming the metrics ("every metric" where all are alike)."""
+def bootstrap_findings(boot: pd.DataFrame) -> dict:
+    """Where the bootstrap intervals of Kendall's τ (over all systems) lie against zero: the
+    metrics whose interval lies ``above`` it (with the lowest lower bound and its metric),
+    ``below`` it (with the highest upper bound) or includes it (``wide``)."""
     kb = boot[boot.method == "kendall"].set_index("metric")
     above = [m for m in kb.index if kb.loc[m, "low"] > 0]
     below = [m for m in kb.index if kb.loc[m, "high"] < 0]
-    wide = [m for m in kb.index if m not in above and m not in below]
-
-    def which(ms):
-        return "every metric" if len(ms) == len(kb) else ", ".join(ms)
 
     def bound(ms, col, pick):
+        if not ms:
+            return None
         m = pick(ms, key=lambda x: kb.loc[x, col])
-        return f"{kb.loc[m, col]:+.3f}" + ("" if len(ms) == 1 else f", {m}")
+        return {"value": float(kb.loc[m, col]), "metric": m}
 
-    if not wide and not below:
-        clauses = [f"exclude zero for every metric (lowest lower bound {bound(above, 'low', min)})"]
-    else:
-        clauses = ([f"lie above zero for {which(above)} (lowest lower bound {bound(above, 'low', min)})"] if above
-                   else []) + ([f"lie below zero for {which(below)} (highest upper bound {bound(below, 'high', max)})"]
-                               if below else []) + ([f"include zero for {which(wide)}"] if wide else [])
-    return (f"* The bootstrap intervals of Kendall's τ over all systems ({n_resamples} resamples) "
-            + (", ".join(clauses[:-1]) + " and " if len(clauses) > 1 else "") + clauses[-1] + ".")
+    return {"n": len(kb), "above": above, "below": below, "wide": [m for m in kb.index if m not in above + below],
+            "lowest_low": bound(above, "low", min), "highest_high": bound(below, "high", max)}
 
 
 def segment_leader_test(seg_scores: Mapping[str, Mapping[str, Sequence[float]]],
@@ -330,16 +265,11 @@ def segment_leader_test(seg_scores: Mapping[str, Mapping[str, Sequence[float]]],
     return out
 
 
-def segment_sentence(seg_table: pd.DataFrame, test: Mapping, n_permutations: int) -> str:
-    """Each metric's pooled segment-level Kendall τ and PERM-BOTH's p of the leader's lead."""
-    text = "* Segment level (Kendall τ, pooled): " + ", ".join(f"{m} {v:+.3f}" for m, v in seg_table["kendall"].items())
-    if not isinstance(test["next"], str):
-        return text + "."
-    lead = " and ".join(test["leaders"])
-    if math.isnan(test["p"]):
-        return text + f"; {lead} ahead of {test['next']}, not tested: {test['note']}."
-    return text + (f"; {lead} ahead of {test['next']}: PERM-BOTH (one-sided, over the {test['n']} judged pairs, "
-                   f"{n_permutations} permutations) {p_text(test['p'], n_permutations)}.")
+def segment_findings(seg_table: pd.DataFrame, test: Mapping) -> dict:
+    """Each metric's pooled segment-level Kendall τ, and the leader's test (:func:`segment_leader_test`)."""
+    return {"taus": [{"metric": m, "value": float(v)} for m, v in seg_table["kendall"].items()],
+            "leaders": list(test["leaders"]), "next": test["next"] if isinstance(test["next"], str) else None,
+            "p": None if math.isnan(test["p"]) else float(test["p"]), "n": int(test["n"]), "note": test["note"]}
 
 
 def da_comparison(da_table: pd.DataFrame, bertscore: Mapping[str, float], da: Mapping[str, Mapping[str, float]],
@@ -378,49 +308,34 @@ def da_comparison(da_table: pd.DataFrame, bertscore: Mapping[str, float], da: Ma
     return pd.DataFrame(rows)
 
 
-def da_sentence(comparison: pd.DataFrame, n_permutations: int) -> str:
-    """DA-BERTScore against BERTScore per subset and statistic, who is ahead with PERM-BOTH's p,
-    whether the statistics disagree, and where no difference can be significant."""
-    parts, split, floors = [], False, []
+def da_findings(comparison: pd.DataFrame) -> dict:
+    """DA-BERTScore against BERTScore (:func:`da_comparison`) per subset: ``{subset, n, rows:
+    [{stat, da, bertscore, ahead, p}], order}`` (``order``: the distinct ``ahead`` values in
+    order, each with its statistics), ``split`` (the statistics disagree on which is ahead) and
+    the floors of the subsets where one is ahead (``floors``: ``{k, floor}``)."""
+    groups, split, floors_ = [], False, []
     for subset, g in comparison.groupby("subset", sort=False):
-        label = "all systems" if subset == "all" else f"top {g.n.iloc[0]}"
-        who = dict(zip(g.stat, g.ahead))
-        split |= {"DA-BERTScore", "BERTScore"} <= set(who.values())
-        verdict = "; ".join(
-            (w if w == "tied" else w + " ahead") + " on " + ", ".join(
-                STAT_NAMES[r.stat] + ("" if w == "tied" else f" ({p_text(r.p, n_permutations)})")
-                for r in g[g.ahead == w].itertuples())
-            for w in dict.fromkeys(g.ahead))
-        parts.append(f"{label}: " + ", ".join(f"{STAT_NAMES[r.stat]} {r.DA:+.3f} vs {r.BERTScore:+.3f}"
-                                             for r in g.itertuples()) + f" ({verdict})")
+        rows = [{"stat": r.stat, "da": float(r.DA), "bertscore": float(r.BERTScore), "ahead": r.ahead,
+                 "p": None if math.isnan(r.p) else float(r.p)} for r in g.itertuples()]
+        split |= {"DA-BERTScore", "BERTScore"} <= {r["ahead"] for r in rows}
+        order = [{"ahead": w, "rows": [r for r in rows if r["ahead"] == w]} for w in dict.fromkeys(g.ahead)]
+        groups.append({"subset": subset, "n": int(g.n.iloc[0]), "rows": rows, "order": order})
         if (g.ahead != "tied").any():
-            floors.append((int(g.n.iloc[0]), float(g.floor.iloc[0])))
-    text = ("* DA-BERTScore against BERTScore (DA-BERTScore first; p: PERM-BOTH, one-sided, that the one ahead "
-            f"correlates better, {n_permutations} permutations): " + "; ".join(parts) + ".")
-    if split:
-        text += " The statistics disagree on which of the two agrees better with the human scores."
-    for k, floor in floors:
-        if k < 3 or floor >= ALPHA:
-            clause = _floor_clause(k, floor)
-            text += f" {clause[0].upper()}{clause[1:]}."
-    return text
+            floors_.append({"k": int(g.n.iloc[0]), "floor": float(g.floor.iloc[0])})
+    return {"groups": groups, "split": split, "floors": floors_}
 
 
-def random_subset_sentence(comparison: pd.DataFrame, n_kept: int) -> str:
-    """Where the variance-aware kept set falls among random subsets of the same size, per method
-    (percentile above 50: above most of them) and whether any lies outside their middle 95%."""
-    above = {m: [f"{r.metric} ({r.percentile:.0f})" for r in g.itertuples() if r.percentile > 50]
-             for m, g in comparison.groupby("method", sort=False)}
-    below = {m: [f"{r.metric} ({r.percentile:.0f})" for r in g.itertuples() if r.percentile <= 50]
-             for m, g in comparison.groupby("method", sort=False)}
+def random_subset_findings(comparison: pd.DataFrame, n_kept: int) -> dict:
+    """Where the variance-aware kept set falls among random subsets of the same size, per method:
+    the metrics above most of them (percentile above 50) and the others, each ``{metric,
+    percentile}``, and those outside their middle 95% (``outside``: ``{metric, method}``)."""
+    def pick(g, above):
+        return [{"metric": r.metric, "percentile": float(r.percentile)} for r in g.itertuples()
+                if (r.percentile > 50) == above]
+
+    methods = [{"method": m, "above": pick(g, True), "below": pick(g, False)}
+               for m, g in comparison.groupby("method", sort=False)]
     out = comparison[(comparison["selected"] < comparison["random 2.5%"])
                      | (comparison["selected"] > comparison["random 97.5%"])]
-    label = METHOD_LABELS
-    return (f"* On the {n_kept} segments kept by variance, the kept set lies above most random subsets "
-            "of the same size (percentile above 50, the criterion of the variance-aware section) for "
-            + "; ".join(f"{label.get(m, m)}: {', '.join(v) or 'no metric'}" for m, v in above.items())
-            + ". It does not for " + "; ".join(f"{label.get(m, m)}: {', '.join(v) or 'no metric'}"
-                                                for m, v in below.items())
-            + ". " + ("No kept-set correlation lies outside the middle 95% of the random subsets." if out.empty else
-                      "Outside the middle 95% of the random subsets: " + ", ".join(
-                          f"{r.metric} ({label.get(r.method, r.method)})" for r in out.itertuples()) + "."))
+    return {"n_kept": n_kept, "methods": methods,
+            "outside": [{"metric": r.metric, "method": r.method} for r in out.itertuples()]}
