@@ -105,7 +105,7 @@ def test_own_data_rerun_on_real_wmt_files(tmp_path):
     assert f"the folder `{folder}` (parameter `folder`, language pair de-en): 120 segments, 11 systems" in markdown
     assert "MSRA" not in outputs and "RWTH-nmt-ensemble.4920" in outputs  # WMT names keep their dots
     assert ("Segment scores cover 10 of the 11 systems: online-A.0 has none and is left out of the segment-level "
-            "correlations.") in outputs
+            "correlations.") in markdown
 
 
 @requires_data
