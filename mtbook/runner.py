@@ -409,7 +409,8 @@ def _execute(job: dict, *, log_output: bool, progress: TextIO | None = None) -> 
     to_run = work / f"{name}.source.ipynb"
     source_nb = nbformat.read(src, as_version=4)
     # what ran: hashed as read now, so that an edit made during a long run is not recorded as run
-    ran_code, ran_words, macros = code_hash(source_nb, params), words_hash(source_nb, _macros(src)), _macros(src)
+    macros = _macros(src)
+    ran_code, ran_words = code_hash(source_nb, params), words_hash(source_nb, macros)
     source_nb.cells.append(nbformat.v4.new_code_cell(_PROVENANCE_CELL))
     nbformat.write(source_nb, to_run)
     hook = {} if progress is None else {"cell_started": _progress_printer(name, progress)}
