@@ -1,13 +1,59 @@
-"""What every chapter sets up before its first number: readable warnings and quiet libraries."""
+"""What every chapter sets up before its first number: readable warnings, quiet libraries, and a
+check that no figure's text is too small to read on the page."""
 
 from __future__ import annotations
 
 import html
 import logging
+import math
 import warnings
 from typing import Sequence
 
-__all__ = ["quiet_setup", "warning_line", "warning_note", "warning_text", "shade_tokens"]
+__all__ = ["quiet_setup", "warning_line", "warning_note", "warning_text", "shade_tokens", "COLUMN_PX", "MIN_TEXT_PX",
+           "FigureTextWarning", "smallest_text_px", "check_figure_text"]
+
+COLUMN_PX = 688  # the text column of the book's pages in a 1,280 px window: wider figures are scaled down to it
+MIN_TEXT_PX = 8  # the smallest figure text a reader can read there
+
+
+class FigureTextWarning(UserWarning):
+    """A figure's text would be smaller than :data:`MIN_TEXT_PX` on the page (the runner reports it)."""
+
+
+def smallest_text_px(fig) -> tuple[float, str]:
+    """(height in screen px, text) of the smallest visible text of ``fig`` as the page shows it:
+    a point is ``dpi / 72`` px, and a figure wider than :data:`COLUMN_PX` is scaled down to it.
+    ``(inf, "")`` for a figure without text."""
+    import matplotlib.text
+
+    fig.draw_without_rendering()  # tick labels get their text when drawn
+    px_per_pt = min(fig.dpi, COLUMN_PX / fig.get_figwidth()) / 72
+    texts = [t for t in fig.findobj(matplotlib.text.Text) if t.get_visible() and t.get_text().strip()]
+    if not texts:
+        return math.inf, ""
+    smallest = min(texts, key=lambda t: t.get_fontsize())
+    return smallest.get_fontsize() * px_per_pt, smallest.get_text()
+
+
+def check_figure_text() -> None:
+    """From now on every figure drawn for display warns (:class:`FigureTextWarning`) when its
+    smallest text would show under :data:`MIN_TEXT_PX` px on the page."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    original = FigureCanvasBase.print_figure
+    if getattr(original, "_mtbook_checked", False):
+        return
+
+    def print_figure(self, *args, **kwargs):
+        px, text = smallest_text_px(self.figure)
+        if px < MIN_TEXT_PX:
+            warnings.warn(f"figure text {text[:40]!r} would show {px:.1f} px high in the page's {COLUMN_PX} px "
+                          f"column (at least {MIN_TEXT_PX}): enlarge its font or narrow the figure",
+                          FigureTextWarning, stacklevel=2)
+        return original(self, *args, **kwargs)
+
+    print_figure._mtbook_checked = True
+    FigureCanvasBase.print_figure = print_figure
 
 
 def quiet_setup() -> None:
@@ -19,6 +65,8 @@ def quiet_setup() -> None:
     path shown as ``<data root>``) instead of a wall of stderr lines that a page cuts off at
     the column edge. Outside IPython each warning is printed as that one line."""
     warnings.filterwarnings("ignore", message="IProgress not found")
+    warnings.simplefilter("always", FigureTextWarning)  # every small figure, not only the first
+    check_figure_text()
     warnings.formatwarning = lambda message, category, *args, **kwargs: warning_line(message, category) + "\n"
     logging.getLogger("sacrebleu").setLevel(logging.ERROR)
     try:

@@ -132,9 +132,8 @@ def words_hash(source: Path | dict, macros: str | None = None) -> str:
 
 
 def _macros(notebook: Path) -> str:
-    """The chapter's shared wording, ``notebooks/NAME.macros.j2`` beside the notebook ("" if none)."""
-    path = Path(notebook).with_suffix(".macros.j2")
-    return path.read_text(encoding="utf-8") if path.exists() else ""
+    """The wording a chapter's cells share (:func:`mtbook.words.chapter_macros`)."""
+    return words.chapter_macros(notebook)
 
 
 def _joined(value):
@@ -568,7 +567,9 @@ def build_html(folder: Path, *, repo_root: Path | None = None, progress: TextIO 
 
 
 def output_problems(path: Path) -> list[str]:
-    """Error outputs, and figure cells (``mystnb.figure`` metadata) without an image."""
+    """Error outputs, figures whose text is too small to read on the page
+    (:class:`mtbook.chapter.FigureTextWarning` in an output), and figure cells (``mystnb.figure``
+    metadata) without an image."""
     nb = json.loads(Path(path).read_text(encoding="utf-8"))
     problems = []
     for i, cell in enumerate(nb["cells"]):
@@ -578,6 +579,10 @@ def output_problems(path: Path) -> list[str]:
         for out in outputs:
             if out.get("output_type") == "error":
                 problems.append(f"{path.name} cell {i}: {out.get('ename')}: {out.get('evalue')}")
+            text = _joined(out.get("text") or out.get("data", {}).get("text/plain") or "")
+            if isinstance(text, str) and "FigureTextWarning:" in text:
+                line = next(x for x in text.splitlines() if "FigureTextWarning:" in x)
+                problems.append(f"{path.name} cell {i}: {line.strip().lstrip('- ')}")
         figure = cell.get("metadata", {}).get("mystnb", {}).get("figure")
         if figure and not any("image/png" in o.get("data", {}) or "image/svg+xml" in o.get("data", {})
                               for o in outputs):

@@ -22,7 +22,9 @@ from typing import Any, Mapping
 from mtbook.findings import collect
 from mtbook.prose import and_list, capitalised
 
-__all__ = ["render_template", "render_cells", "is_template"]
+__all__ = ["render_template", "render_cells", "is_template", "chapter_macros", "BOOK_MACROS"]
+
+BOOK_MACROS = "book.macros.j2"  # wording every chapter shares, beside the notebooks
 
 _TEMPLATE_MARKS = ("{{", "{%")
 
@@ -76,6 +78,17 @@ def _environment():
     env.filters.update(num=_num, signed=_signed, pct=_pct, p=_p, count=_count, and_list=and_list, and_sep=_and_sep,
                        capitalised=capitalised, plural=_plural)
     return env
+
+
+def chapter_macros(notebook) -> str:
+    """The macros a chapter's templates see as ``m``: the book's (``notebooks/book.macros.j2``:
+    how every page words a comparison) followed by the chapter's own ``NAME.macros.j2`` (a
+    chapter macro of the same name wins). "" when neither exists."""
+    from pathlib import Path
+
+    notebook = Path(notebook)
+    parts = [notebook.with_name(BOOK_MACROS), notebook.with_suffix(".macros.j2")]
+    return "\n".join(p.read_text(encoding="utf-8") for p in parts if p.exists())
 
 
 def render_template(text: str, findings: Mapping[str, Any], *, where: str = "template", macros: str = "") -> str:

@@ -26,11 +26,12 @@ _EXPORTS = {
     "METRICS": "mtlib.metrics", "Metric": "mtlib.metrics", "get_metric": "mtlib.metrics",
     "load_folder": "mtlib.plain_folder",
     "rank_agreement": "mtlib.ranking",
-    "beside_paper": "mtlib.report", "wide_beside_paper": "mtlib.report",
     "SystemStats": "mtlib.scoring", "score_systems": "mtlib.scoring",
     "BERTScorer": "mtlib.bertscore",
     "PermutationResult": "mtlib.significance", "perm_both": "mtlib.significance",
     "perm_both_systems": "mtlib.significance", "pairwise_accuracy": "mtlib.significance",
+    "compare": "mtlib.significance", "compare_systems": "mtlib.significance", "holm": "mtlib.significance",
+    "Comparison": "mtlib.significance", "Verdict": "mtlib.significance",
 }
 
 __all__ = ["__version__", *_EXPORTS]

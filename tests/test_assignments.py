@@ -21,7 +21,7 @@ NAMES = assignments.list_assignments()
 # (assignment, solution code, a typical wrong answer in its place, the one question that must fail).
 # A wrong answer to an early question must not fail the later questions that build on it.
 PLANTED = [
-    ("baselines", "p1 = 5 / 7", "p1 = 5 / 6", "q1"),  # clipped 'the' but not 'cat'
+    ("baselines", "p1 = 5 / 7", "p1 = 6 / 7", "q1"),  # clipped 'the' but not 'cat'
     ("baselines", "bp_golf = result.bp", "bp_golf = 1.0", "q2"),
     ("difficulty", "d = 1 - sim.mean(axis=0)", "d = sim.mean(axis=0)", "q1"),  # q2 and q3 use d
     ("difficulty", "/ sim.shape[1]", "/ d.sum()", "q2"),  # divided by the sum of the weights; q3 uses it
@@ -133,7 +133,7 @@ def test_wrong_answer_gets_a_helpful_message(built, tmp_path):
     out, b = built
     nb = nbformat.read(b["baselines"].solution, as_version=4)
     cell = next(c for c in nb.cells if "p1 = 5 / 7" in c.source)
-    cell.source = cell.source.replace("p1 = 5 / 7", "p1 = 5 / 6")  # forgot to clip 'the' and 'cat'... partly
+    cell.source = cell.source.replace("p1 = 5 / 7", "p1 = 6 / 7")  # clipped 'the' but forgot to clip 'cat'
     wrong = tmp_path / "wrong.ipynb"
     nbformat.write(nb, wrong)
     results = {q.name: q for q in assignments.grade("baselines", wrong, out)}

@@ -1,4 +1,5 @@
-"""The WMT19 baselines chapter's findings and comparisons (data, not words), on small hand-computed tables."""
+"""The WMT19 baselines chapter's findings and comparisons (data, not words), on small hand-computed tables:
+the comparisons are one family, two-sided PERM-BOTH, Holm-adjusted together (mtbook.comparisons)."""
 
 import math
 
@@ -6,7 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from mtbook import comparisons
 from mtbook.studies import baselines as study
+from mtlib.significance import Verdict
 
 METRICS = ["BLEU", "BLEU (intl)", "TER"]
 
@@ -31,33 +34,29 @@ def test_signed_value_and_paper_matches():
     assert study.signed_value(t, "en-de", "top30", "BLEU") == -0.25
     assert math.isnan(study.signed_value(t, "de-en", "top30", "BLEU"))
     m = study.paper_matches(t, METRICS)
-    assert m["TER"] == study.PaperMatch("TER", True, True, 0.0)
-    assert m["BLEU"].max_delta == pytest.approx(0.133) and "METEOR" not in m
+    assert m["TER"] == study.PaperMatch("TER", True, True, 0.0, 6, 6)  # 6 printed values, all reproduced
+    assert m["BLEU"].max_delta == pytest.approx(0.133) and (m["BLEU"].n_values, m["BLEU"].n_equal) == (6, 0)
+    assert "METEOR" not in m
     assert study.reproduced(m) == ["TER", "BLEU (intl)"]
-    assert study.paper_matches(_table1(paper=False), ["TER"])["TER"] == study.PaperMatch("TER", True, False, None)
+    assert study.paper_matches(_table1(paper=False), ["TER"])["TER"] == study.PaperMatch("TER", True, False, None, 0, 0)
 
 
-def _tok(best, p, verdict, n_permutations=1000, seed=7):
-    other = "BLEU (intl)" if best == "BLEU" else "BLEU"
-    df = pd.DataFrame([dict(metric=best, best=best, p=np.nan, verdict="highest"),
-                       dict(metric=other, best=best, p=p, verdict=verdict)])
-    df.attrs.update(n_permutations=n_permutations, seed=seed)
-    return df
-
-
-def test_tokenisation_gaps_give_each_pair_its_p_value():
+def test_tokenisation_gaps_take_the_two_bleus_comparison_from_the_page_family():
     t = pd.concat([_table1({("top30", "BLEU", "r"): 0.30, ("top30", "BLEU (intl)", "r"): 0.10}),
                    _table1({("top30", "BLEU", "r"): -0.50, ("top30", "BLEU (intl)", "r"): -0.45}).assign(lp="de-en")])
     gaps = study.tokenisation_gaps(t, ["en-de", "de-en"])
-    assert [(g.lp, round(g.gap, 6), g.higher) for g in gaps] == [("en-de", 0.2, None), ("de-en", 0.05, None)]
-    tests = {"en-de": _tok("BLEU", 0.01, "better"), "de-en": _tok("BLEU (intl)", float("nan"), "not defined")}
-    en, de = study.tokenisation_gaps(t, ["en-de", "de-en"], tests)
-    assert (en.higher, en.p, en.verdict) == ("BLEU", 0.01, study.Verdict.BETTER)
-    assert (de.higher, de.p, de.verdict) == ("BLEU (intl)", None, study.Verdict.NOT_DEFINED)
+    assert [(g.lp, round(g.gap, 6), g.higher, g.comparison) for g in gaps] == [("en-de", 0.2, None, None),
+                                                                              ("de-en", 0.05, None, None)]
+    human = {f"s{i}": float(i) for i in range(6)}
+    bleus = {"BLEU": dict(human), "BLEU (intl)": {**human, "s0": 1.0, "s1": 0.0}}
+    rows = study.page_family([study.versus_highest(bleus, human, "r", lp="en-de", subset="top30", seed=1)])
+    en, de = study.tokenisation_gaps(t, ["en-de", "de-en"], rows)
+    assert en.higher == "BLEU" and en.comparison == rows[0] and (en.comparison.a, en.comparison.b) == ("BLEU (intl)", "BLEU")
+    assert de.comparison is None and de.higher is None  # no test of de-en in this family
 
 
 def test_negative_signs_finds_each_negative_and_the_tied_most_negative_tau():
-    assert study.negative_signs(_table1(), METRICS) == study.Negatives()
+    assert study.negative_signs(_table1(), METRICS) == study.Negatives(n_values=18)
     neg = {("top30", m, s): -0.548 if s == "tau" else -0.2 for m in METRICS for s in ["r", "tau", "rho"]}
     neg[("top30", "TER", "r")] = 0.1  # TER negative in tau and rho only
     found = study.negative_signs(_table1(neg), METRICS)
@@ -66,6 +65,7 @@ def test_negative_signs_finds_each_negative_and_the_tied_most_negative_tau():
         {"metric": "TER", "stats": ["tau", "rho"]}]}]
     assert found.min_tau == -0.548 and found.n_tied == 3
     assert found.holders == [{"lp": "en-de", "subset": "top30", "metrics": METRICS, "all": True}]
+    assert (found.n_negative, found.n_values) == (8, 18)
     one = study.negative_signs(_table1({("all", "TER", "tau"): -0.1}), METRICS)
     assert one.n_tied == 1 and one.holders == [{"lp": "en-de", "subset": "all", "metrics": ["TER"], "all": False}]
 
@@ -92,63 +92,110 @@ def test_pairwise_accuracy_table_counts_agreeing_pairs_and_pools_them():
     assert [c[0] for c in single.columns] == ["x", "x"]  # no pooled column for one language pair
 
 
-def test_tie_margin_and_comparison_verdict():
-    assert study.tie_margin("r", 4) == 0.02
-    assert study.tie_margin("tau", 4) == pytest.approx(0.5)  # 1.5 pairs of C(4,2) = 6: 1.5 * 2/6
-    assert study.tie_margin("tau", 6) == pytest.approx(0.2)
-    v = study.comparison_verdict
-    assert v(0.0, 1.0, 0.02) is study.Verdict.TIED
-    assert v(0.02, 0.5, 0.02) == "about as much"  # the margin is inclusive
-    assert v(0.01, 0.03, 0.02) == "about as much, p < 0.05"
-    assert v(0.1, 0.049, 0.02) == "better"
-    assert v(0.1, 0.05, 0.02) == "not significant"  # p must be below 0.05
-    assert v(0.1, float("nan"), 0.02) == "not defined"
-    assert v(float("nan"), 0.01, 0.02) == "not defined"
-
-
-def test_versus_best_tests_every_metric_against_the_highest():
+def test_versus_highest_compares_every_metric_with_the_highest_two_sided():
     human = {f"s{i}": float(i) for i in range(8)}
     scores = {"rev": {s: -v for s, v in human.items()}, "same": dict(human),
               "copy": dict(human), "flat": {s: 1.0 for s in human}}
-    df = study.versus_best(scores, human, "r", n_permutations=1000, seed=0)
-    assert list(df.metric) == ["rev", "same", "copy", "flat"]
-    assert (df.best == "same").all()  # the first of the two equal highest
-    row = df.set_index("metric")
-    assert row.loc["same", "verdict"] == "highest" and math.isnan(row.loc["same", "p"])
-    assert row.loc["rev", "value"] == pytest.approx(-1.0) and row.loc["rev", "gap"] == pytest.approx(2.0)
-    # r = 1 against r = -1: only the identity swap of 2^8 reaches the observed gap, so p is about 1/256
-    assert row.loc["rev", "p"] < 0.02 and row.loc["rev", "verdict"] == "better"
-    assert row.loc["copy", "p"] == 1.0 and row.loc["copy", "verdict"] == "tied"
-    assert math.isnan(row.loc["flat", "p"]) and row.loc["flat", "verdict"] == "not defined"  # constant: no test
-    assert (df.n == 8).all() and df.attrs == {"n_permutations": 1000, "seed": 0}
-    top = study.versus_best({"a": scores["same"], "b": scores["rev"]}, human, "tau", systems=["s7", "s6", "s5"])
-    assert list(top.value.round(6)) == [1.0, -1.0] and (top.n == 3).all()
-    # three systems: the observed order is one of 8 swap patterns, so p cannot be below about 1/8
-    assert top.verdict.iloc[1] == "not significant" and top.p.iloc[1] > 0.05
+    h = study.versus_highest(scores, human, "r", lp="en-de", subset="all", n_permutations=1000, seed=0)
+    assert h.best == "same" and h.value == pytest.approx(1.0) and h.n == 8  # the first of the two equal highest
+    assert math.isnan(h.values["flat"]) and h.values["rev"] == pytest.approx(-1.0)
+    tests = {a: (b, c) for a, b, c in h.tests}
+    assert list(tests) == ["rev", "copy", "flat"] and all(b == "same" for b, _ in tests.values())
+    rev, copy, flat = tests["rev"][1], tests["copy"][1], tests["flat"][1]
+    # r = 1 against r = -1: two-sided, only "swap none" and "swap all" of 2^8 patterns reach |delta|: p about 2/256
+    assert rev.alternative == "two-sided" and rev.delta == pytest.approx(2.0) and rev.p < 0.02
+    assert rev.exact_floor == 2 ** -7 and rev.verdict() is Verdict.B_BETTER
+    assert copy.p == 1.0 and copy.verdict() is Verdict.TIE
+    assert math.isnan(flat.p) and flat.verdict() is Verdict.UNTESTED and "constant" in flat.reason
+    top = study.versus_highest({"a": scores["same"], "b": scores["rev"]}, human, "tau", systems=["s7", "s6", "s5"])
+    assert (top.best, round(top.value, 6), top.n) == ("a", 1.0, 3)
+    # three systems: no two-sided p below 2^-2 = 0.25, so nothing can be significant
+    assert top.tests[0][2].exact_floor == 0.25 and top.tests[0][2].p >= 0.2
+    none = study.versus_highest({"x": scores["flat"], "y": scores["flat"]}, human, "r")
+    assert none.best == "x" and math.isnan(none.value) and none.tests[0][2].verdict() is Verdict.UNTESTED
 
 
-def _tests(rows, stat="r"):
-    df = pd.DataFrame([dict(metric=m, value=v, best="A", gap=1 - v if v == v else np.nan, p=p, n=10, verdict=w)
-                       for m, v, p, w in rows])
-    df.attrs.update(n_permutations=1000, seed=1)
-    return df
+def _holm_case(seed=1):
+    """Six systems: ``swapped`` orders every pair of neighbours the wrong way round, so only "swap
+    none" and "swap all" reach its difference (raw p about 1/32 < 0.05); ``copy`` ties with the
+    highest (p = 1, a test Holm counts); ``flat`` is constant: untested, not counted."""
+    human = {f"s{i}": v for i, v in enumerate([0.0, 1.0, 2.0, 3.0, 5.0, 6.5])}
+    scores = {"good": dict(human), "swapped": dict(zip(human, [1.0, 0.0, 3.0, 2.0, 6.5, 5.0])), "copy": dict(human),
+              "flat": {s: 1.0 for s in human}}
+    return study.versus_highest(scores, human, "r", lp="de-en", subset="all", n_permutations=4000, seed=seed)
 
 
-def test_comparison_groups_and_verdict_counts():
-    a = _tests([("A", 1.0, np.nan, "highest"), ("B", 0.5, 0.01, "better")]).assign(lp="en-de", subset="all", stat="r")
-    b = _tests([("A", 0.2, np.nan, "highest"), ("B", 0.2, 1.0, "tied"), ("C", 0.1, 0.3, "not significant"),
-                ("D", 0.19, 0.3, "about as much")]).assign(lp="en-de", subset="top30", stat="tau", n=6)
-    c = _tests([("A", -0.5, np.nan, "highest"), ("B", -0.5, 1.0, "tied")]).assign(lp="de-en", subset="all", stat="r")
-    tests = pd.concat([a, b, c], ignore_index=True)
-    first, second, third = study.comparison_groups(tests)
-    assert (first.lp, first.subset, first.n, first.stat, first.best, first.value) == ("en-de", "all", 10, "r", "A", 1.0)
-    assert first.by_verdict["better"] == [{"metric": "B", "value": 0.5, "p": 0.01}] and not first.all_tied
-    assert second.n == 6 and [r["metric"] for r in second.by_verdict["tied"]] == ["B"]
-    assert second.by_verdict["about as much"] == [{"metric": "D", "value": 0.19, "p": 0.3}]
-    assert third.all_tied
-    counts = study.verdict_counts(tests)
-    assert counts == {"better": 1, "not significant": 1, "about as much": 1, "about as much, p < 0.05": 0,
-                      "tied": 2, "not defined": 0, "comparisons": 5, "settings": 3, "within_margin": 1}
+def test_the_page_family_judges_on_the_holm_adjusted_p():
+    h = _holm_case()
+    rows = study.page_family([h])
+    swapped, copy, flat = rows
+    assert (swapped.a, swapped.b, swapped.stat, swapped.setting) == ("swapped", "good", "r", {"lp": "de-en", "subset": "all"})
+    assert swapped.p == pytest.approx(0.03) and swapped.p < 0.05  # alone it would be significant
+    assert swapped.p_holm == pytest.approx(2 * swapped.p) and swapped.p_holm > 0.05  # two tests: the tie counts
+    assert swapped.verdict is Verdict.NOT_SHOWN
+    assert copy.verdict is Verdict.TIE and copy.p == copy.p_holm == 1.0 and copy.delta == 0
+    assert flat.verdict is Verdict.UNTESTED and math.isnan(flat.p_holm) and flat.n_units == 0
+    counts = comparisons.family_counts(rows)
+    assert (counts["comparisons"], counts["tests"], counts["raw_significant"]) == (3, 2, 1)
+    assert (counts["no difference shown"], counts["tie"], counts["untested"], counts["B better"]) == (1, 1, 1, 0)
+    # alone in its family (no tie beside it), the same p would be called significant
+    alone = study.page_family([study.Highest(**{**vars(h), "tests": h.tests[:1]})])
+    assert alone[0].p_holm == swapped.p and alone[0].verdict is Verdict.B_BETTER
+
+
+def test_a_comparison_two_analyses_share_is_one_test():
+    human = {f"s{i}": float(i) for i in range(6)}
+    scores = {"BLEU": dict(human), "BLEU (intl)": {**human, "s0": 1.0, "s1": 0.0}, "TER": {**human, "s4": 9.0}}
+    main = study.versus_highest(scores, human, "r", lp="en-de", subset="top30", seed=1)
+    tok = study.versus_highest({m: scores[m] for m in ["BLEU", "BLEU (intl)"]}, human, "r", lp="en-de",
+                               subset="top30", seed=1)
+    tests = study.family_tests([main, tok])
+    assert [(s["lp"], a, b, stat) for s, a, b, stat, _ in tests] == [("en-de", "BLEU (intl)", "BLEU", "r"),
+                                                                     ("en-de", "TER", "BLEU", "r")]
+    tau = study.versus_highest(scores, human, "tau", lp="en-de", subset="top30", seed=1)
+    assert [stat for *_, stat, _ in study.family_tests([main, tau])] == ["r", "r", "τ", "τ"]  # another statistic: another test
+    rows = study.page_family([main, tok])
+    assert study.find(rows, "en-de", "top30", "r", "BLEU", "BLEU (intl)") is rows[0]
+    assert study.find(rows, "en-de", "all", "r", "BLEU", "BLEU (intl)") is None
+
+
+def test_setting_words_group_each_setting_by_its_verdict():
+    h = _holm_case()
+    tied = study.versus_highest({"a": {"s0": 1.0, "s1": 2.0, "s2": 3.0}, "b": {"s0": 0.0, "s1": 5.0, "s2": 7.0}},
+                                {"s0": 0.1, "s1": 0.2, "s2": 0.3}, "tau", lp="en-de", subset="top30", seed=1)
+    undefined = study.versus_highest({"x": {"s0": 1.0, "s1": 1.0, "s2": 1.0}, "y": {"s0": 2.0, "s1": 2.0, "s2": 2.0}},
+                                     {"s0": 0.1, "s1": 0.2, "s2": 0.3}, "r", lp="en-de", subset="all", seed=1)
+    rows = study.page_family([h, tied, undefined])
+    first, second, third = study.setting_words([h, tied, undefined], rows)
+    assert (first.lp, first.subset, first.n, first.stat, first.best) == ("de-en", "all", 6, "r", "good")
+    assert first.value == pytest.approx(1.0)
+    assert [r.a for r in first.by_verdict["no difference shown"]] == ["swapped"]
+    assert [r.a for r in first.by_verdict["tie"]] == ["copy"] and [r.a for r in first.by_verdict["untested"]] == ["flat"]
+    assert not first.all_tied and first.by_verdict["B better"] == []
+    assert second.all_tied and second.value == pytest.approx(1.0) and [r.a for r in second.by_verdict["tie"]] == ["b"]
+    assert third.value is None and not third.all_tied and [r.a for r in third.by_verdict["untested"]] == ["y"]
+
+
+def test_floors_say_where_no_comparison_can_be_significant():
+    h = _holm_case()
+    rows = study.page_family([h])
+    (f,) = study.floors([h], rows)
+    # six systems: 2^-5 = 0.031 two-sided; the draws' own floor (none or all swapped) is 0.030 with this seed
+    assert (f.lp, f.subset, f.n, f.n_tests, f.exact) == ("de-en", "all", 6, 2, 1 / 32)
+    assert f.mc == pytest.approx(0.03) and f.above == 1  # the tie's p = 1
+    assert f.holm == pytest.approx(0.06) and not f.possible  # at least 2 x 0.03 once Holm counts the tie
+    big = study.versus_highest({"good": {f"s{i}": float(i) for i in range(12)},
+                                "bad": {f"s{i}": float(-i) for i in range(12)}}, {f"s{i}": float(i) for i in range(12)},
+                               "r", lp="en-de", subset="all", seed=1)
+    (g,) = study.floors([big], study.page_family([big]))
+    assert g.exact == 2 ** -11 and g.possible and g.above == 0
+    three = study.versus_highest({"a": {"s0": 1.0, "s1": 2.0, "s2": 3.0}, "b": {"s0": 3.0, "s1": 1.0, "s2": 2.0}},
+                                 {"s0": 0.1, "s1": 0.2, "s2": 0.3}, "r", lp="en-de", subset="top30", seed=1)
+    (t,) = study.floors([three], study.page_family([three]))
+    assert t.exact == 0.25 and not t.possible  # above 0.05 before any adjustment
+    flat = study.versus_highest({"x": {"s0": 1.0, "s1": 1.0, "s2": 1.0}, "y": {"s0": 2.0, "s1": 2.0, "s2": 2.0}},
+                                {"s0": 0.1, "s1": 0.2, "s2": 0.3}, "r", lp="en-de", subset="all", seed=1)
+    assert study.floors([flat], study.page_family([flat])) == []  # nothing tested: no floor to speak of
 
 
 # -- the paper's Table 2 and Figure 2 --------------------------------------------------------

@@ -1,8 +1,10 @@
 """Every page of the built book, loaded in a real headless browser (Debian's chromium, driven
-by Playwright) at 1,280 px: maths is typeset by the bundled MathJax and no raw TeX ($r$, \\tau)
-is left in the text, every image loads, no script fails, no page requests anything from
-outside the book (it must work offline), no page scrolls sideways, no table runs past the text
-column without its own scrollbar, and no warning output is shown."""
+by Playwright) at 1,280 px: maths is typeset by the bundled MathJax, with no MathJax error and
+no raw TeX ($r$, \\tau) or stray "$" left in the text, every image loads, no script fails, no
+page requests anything from outside the book (it must work offline), no page scrolls sideways,
+no table runs past the text column without its own scrollbar, and no warning output is shown.
+And the reading rules: no paragraph over 120 words, no sentence said twice on a page, no
+plumbing code (glue, display(Markdown(...)), publish) shown."""
 
 import os
 import shutil
@@ -43,7 +45,45 @@ PAGE_RULES_JS = r"""() => {
   }
   const warnings = [...document.querySelectorAll('.output.stderr, .output.traceback')]
     .filter(e => e.getClientRects().length).map(e => e.textContent.trim().slice(0, 80));
-  return {raw, tables, warnings, width: document.documentElement.scrollWidth, view: window.innerWidth};
+  for (const o of column.querySelectorAll('.cell_output pre, .output pre')) {
+    if (o.getClientRects().length && !o.closest('.stderr, .traceback') && /\b\w*Warning: /.test(o.textContent)) warnings.push(o.textContent.trim().slice(0, 80));
+  }
+  // MathJax's own error boxes (e.g. "\tag not allowed in split environment"), and a "$" left
+  // beside typeset maths (a formula whose delimiters did not pair up).
+  const mathErrors = [...document.querySelectorAll('mjx-merror, [data-mjx-error]')]
+    .map(e => (e.getAttribute('data-mjx-error') || e.textContent).trim().slice(0, 80));
+  const dollars = [];
+  for (const m of column.querySelectorAll('mjx-container')) {
+    for (const side of [m.previousSibling, m.nextSibling]) {
+      if (side && side.nodeType === Node.TEXT_NODE && /\$/.test(side.textContent)
+          && !/\d/.test(side.textContent.replace(/\$/g, ''))) dollars.push(m.closest('p, li, div').textContent.trim().slice(0, 60));
+    }
+  }
+  // Reading rules: paragraphs of at most 120 words; no sentence of eight or more words said twice
+  // on a page; no code cell shown whose job is plumbing (glue, display(Markdown(...))).
+  const words = t => t.split(/\s+/).filter(w => /\w/.test(w)).length;
+  const prose = [...column.querySelectorAll('p, li')].filter(e => !e.closest('pre, code, table, .cell_output, .output'));
+  const long = prose.filter(e => e.tagName === 'P' && words(e.textContent) > 120)
+    .map(e => `${words(e.textContent)} words: ${e.textContent.trim().slice(0, 60)}`);
+  const seen = new Map(), repeated = [];
+  for (const e of prose) {
+    if (e.tagName === 'LI' && e.querySelector('p')) continue;  // its paragraphs are counted themselves
+    for (const s of e.textContent.replace(/\s+/g, ' ').split(/(?<=[.;:!?])\s+(?=[A-Z*])/)) {
+      const key = s.trim().toLowerCase();
+      if (words(key) < 8) continue;
+      seen.set(key, (seen.get(key) || 0) + 1);
+      if (seen.get(key) === 2) repeated.push(s.trim().slice(0, 80));
+    }
+  }
+  const plumbing = [...column.querySelectorAll('.cell_input pre, .cell .input_area pre')]
+    .filter(e => e.getClientRects().length && /\bglue\(|display\(\s*Markdown\(|\bpublish\(/.test(e.textContent))
+    .map(e => e.textContent.trim().slice(0, 60));
+  // Code whose lines run past its box with no way to scroll to them: cut off for the reader.
+  const cut = [...column.querySelectorAll('pre')].filter(e => e.getClientRects().length
+      && e.scrollWidth > e.clientWidth + 2 && !['auto', 'scroll'].includes(getComputedStyle(e).overflowX))
+    .map(e => e.textContent.trim().slice(0, 60));
+  return {raw, tables, warnings, mathErrors, dollars, long, repeated, plumbing, cut,
+          width: document.documentElement.scrollWidth, view: window.innerWidth};
 }"""
 
 
@@ -108,8 +148,17 @@ def _page_problems(browser, page, name, *, known_stale: bool = False) -> tuple[l
         problems.append(f"{name}: the page scrolls sideways ({rules['width']} px wide at {rules['view']} px)")
     if rules["tables"]:
         problems.append(f"{name}: tables past the text column without a scrollbar {rules['tables'][:3]}")
-    if rules["warnings"] and not known_stale:
-        problems.append(f"{name}: warning output shown {rules['warnings'][:3]}")
+    if rules["mathErrors"]:
+        problems.append(f"{name}: MathJax errors {rules['mathErrors'][:3]}")
+    if rules["dollars"]:
+        problems.append(f"{name}: a '$' beside typeset maths {rules['dollars'][:3]}")
+    if rules["cut"]:
+        problems.append(f"{name}: code cut at the right edge {rules['cut'][:3]}")
+    if not known_stale:  # a known-stale page shows the code and words it was executed with (its banner says so)
+        for key, what in [("warnings", "warning output shown"), ("long", "paragraphs over 120 words"),
+                          ("repeated", "sentences said twice"), ("plumbing", "plumbing code shown")]:
+            if rules[key]:
+                problems.append(f"{name}: {what} {rules[key][:3]}")
     tab.close()
     return problems, typeset
 
@@ -158,6 +207,42 @@ def test_the_page_rules_catch_raw_tex_sideways_scroll_wide_tables_and_warnings(b
     assert "warning output shown" not in stale and "the page scrolls sideways" in stale  # only that rule waits
     page.write_text('<html><body><main><article class="bd-article"><p>Costs $5 and $6; typeset text only.</p>'
                     "</article></main></body></html>")
+    assert _page_problems(browser, page, "fine.html")[0] == []
+
+
+def test_the_reading_rules_catch_long_paragraphs_repeats_plumbing_and_maths_errors(browser, tmp_path):
+    said = "The metric ranks the two best systems the other way round from humans."
+    long = " ".join(["word"] * 121)
+    page = tmp_path / "reading.html"
+    page.write_text('<html><body><main><article class="bd-article">'
+                    f"<p>{long}.</p><p>{said} Then more.</p><ul><li>{said}</li></ul>"
+                    "<p>The score <mjx-container>S</mjx-container>$ is stray.</p>"
+                    '<p><mjx-container><mjx-merror data-mjx-error="\\tag not allowed in split environment">'
+                    "x</mjx-merror></mjx-container></p>"
+                    '<div class="cell"><div class="cell_input"><pre>glue("n", Markdown(text), display=False)</pre></div>'
+                    '<div class="cell_output"><pre>/x.py:3: UserWarning: removed a byte-order mark</pre></div></div>'
+                    "</article></main></body></html>")
+    text = "\n".join(_page_problems(browser, page, "reading.html")[0])
+    assert "paragraphs over 120 words ['121 words: word word" in text
+    assert f"sentences said twice ['{said}']" in text
+    assert "a '$' beside typeset maths ['The score S$ is stray.']" in text
+    assert "MathJax errors [" in text and "tag not allowed in split environment" in text
+    assert "plumbing code shown ['glue(\"n\", Markdown(text), display=False)']" in text
+    assert "warning output shown ['/x.py:3: UserWarning: removed a byte-order mark']" in text
+    page.write_text('<html><body><main><article class="bd-article" style="width: 400px">'
+                    f'<pre style="overflow-x: hidden">{"x" * 300}</pre>'
+                    f'<pre style="overflow-x: auto">{"y" * 300}</pre></article></main></body></html>')
+    assert _page_problems(browser, page, "cut.html")[0] == [f"cut.html: code cut at the right edge ['{'x' * 60}']"]
+    page.write_text('<html><body><main><article class="bd-article">'
+                    "<p>The score <mjx-container>S</mjx-container>$ is stray.</p>"
+                    '<p><mjx-container><mjx-merror data-mjx-error="bad">x</mjx-merror></mjx-container></p>'
+                    f"<p>{long}.</p></article></main></body></html>")
+    stale = "\n".join(_page_problems(browser, page, "reading.html", known_stale=True)[0])
+    assert "MathJax errors" in stale and "paragraphs over" not in stale and "plumbing" not in stale
+    short = " ".join(["word"] * 120)
+    page.write_text('<html><body><main><article class="bd-article">'
+                    f"<p>{short}.</p><p>Short sentences repeat. Short sentences repeat.</p>"
+                    '<pre><code>glue("n", 1)</code></pre></article></main></body></html>')
     assert _page_problems(browser, page, "fine.html")[0] == []
 
 

@@ -60,3 +60,57 @@ def test_in_a_notebook_warnings_become_one_note_per_cell():
     last = nb.cells[4].outputs
     assert not [o for o in last if o.output_type == "stream" and o.name == "stderr"]
     assert "UserWarning: third" in last[0].data["text/html"]
+
+
+def test_figure_text_is_measured_as_the_page_shows_it():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from mtbook.chapter import COLUMN_PX, smallest_text_px
+
+    fig, ax = plt.subplots(figsize=(6, 3), dpi=100)  # 600 px: shown at its own size
+    ax.set_xlabel("x", fontsize=10)
+    ax.tick_params(labelsize=7)
+    px, text = smallest_text_px(fig)
+    assert px == pytest.approx(7 * 100 / 72) and text  # the tick labels, once drawn
+    fig.set_size_inches(COLUMN_PX / 100 * 2, 3)  # twice the column: scaled to half on the page
+    assert smallest_text_px(fig)[0] == pytest.approx(7 * 100 / 72 / 2)
+    plt.close(fig)
+    empty = plt.figure()
+    assert smallest_text_px(empty)[0] == float("inf")
+    plt.close(empty)
+
+
+def test_a_figure_with_unreadable_text_warns_when_drawn_and_the_runner_reports_it(tmp_path):
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from mtbook import runner
+    from mtbook.chapter import FigureTextWarning, check_figure_text
+
+    check_figure_text()
+    check_figure_text()  # installing twice wraps once
+    wide, ax = plt.subplots(figsize=(16, 3), dpi=100)
+    ax.annotate("0.44", (0.5, 0.5), fontsize=6)  # 6 pt at 43% scale: about 3.6 px
+    with pytest.warns(FigureTextWarning, match=r"figure text '0.44' would show 3.6 px high"):
+        wide.canvas.print_figure(io.BytesIO(), format="png")
+    readable, ax = plt.subplots(figsize=(6, 3), dpi=100)
+    ax.set_title("fine", fontsize=12)
+    ax.tick_params(labelsize=9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FigureTextWarning)
+        readable.canvas.print_figure(io.BytesIO(), format="png")
+    plt.close("all")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("plot()", outputs=[nbformat.v4.new_output(
+        "display_data", data={"text/plain": "Note from this step:\n- FigureTextWarning: figure text '0.44' would show "
+                                            "3.6 px high in the page's 688 px column"})])])
+    path = tmp_path / "fig.ipynb"
+    nbformat.write(nb, path)
+    assert runner.output_problems(path) == [
+        "fig.ipynb cell 0: FigureTextWarning: figure text '0.44' would show 3.6 px high in the page's 688 px column"]

@@ -94,7 +94,7 @@ def test_correlation_curve_and_table():
 def test_wide_beside_paper_keeps_the_sign():
     import pandas as pd
 
-    from mtlib.report import beside_paper, wide_beside_paper
+    from mtbook.paper_tables import beside_paper, wide_beside_paper
     ours = pd.DataFrame({"metric": ["A", "A"], "stat": ["r", "tau"], "value": [-0.5484, 0.9], "abs": [0.5484, 0.9]})
     paper = pd.DataFrame({"metric": ["A", "A"], "stat": ["r", "tau"], "paper": [0.548, 0.7]})
     wide = wide_beside_paper(beside_paper(ours, paper, on=["metric", "stat"]), ["metric"], ["r", "tau"])

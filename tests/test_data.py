@@ -154,7 +154,7 @@ def test_evalset_repr_is_a_summary_not_the_segments(tiny_mtme):
 
 
 def test_sources_line_groups_pairs_by_test_set_each_with_its_citation():
-    from mtlib.testsets import source, sources_line
+    from mtbook.testsets import source, sources_line
     assert source("wmt18", ["de-en"]) == "wmt18 de-en from the WMT18 news and metrics tasks (Bojar et al. 2018; Ma et al. 2018)"
     line = sources_line(["wmt19 en-de", "wmt18 de-en", "wmt19 de-en", "toy de-en"])
     assert line == ("wmt19 en-de and de-en from the WMT19 news and metrics tasks (Barrault et al. 2019; Ma et al. 2019); "

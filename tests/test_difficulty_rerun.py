@@ -1,7 +1,7 @@
 """The difficulty-aware chapter rerun on another test set reads true of that run (issue 22).
 
 The small profile is rerun on WMT17 de-en (11 systems, so a top 30% of three), and the
-executed page, as a reader sees it (markdown with every glued value put in, and every
+executed page, as a reader sees it (the Markdown rendered over the run's findings, and every
 output), is checked for left-over names of the book's own data (WMT18, WMT19 run keys), for
 ``nan`` and for "not run" placeholders, and for the sentences a WMT17 run must have.
 """
@@ -56,13 +56,17 @@ def test_rerun_on_wmt17_reads_true_of_that_run(tmp_path):
             "2017).") in markdown
     # Table 1 is shown, ours alone, instead of being skipped
     assert "Correlation with the human z-scores on wmt17 de-en (not in the paper)" in outputs
-    # the top 30% of 11 systems is three: every comparison over them names n and the smallest p
-    assert re.search(r"wmt17 de-en, top 3 systems: [^;]+ above [^;]+ over 3 systems; PERM-BOTH p = [\d.]+; over 3 "
-                     r"systems no p can fall below 0\.\d+", markdown)
-    assert "wmt17 de-en (top 3 systems): DA-BERTScore $r$ from" in markdown
+    # the top 30% of 11 systems is three: every comparison over them is marked, with its Holm p and the
+    # family's verdict, and the smallest p named once (two-sided: 2^-(3-1))
+    assert re.search(r"\| wmt17 de-en \| 3 \| [^|]+ \| [^|]+ \| not in the paper \| [\d.]+ † \| [\d.]+ \| "
+                     r"(no difference shown|tie) \|", markdown)
+    assert "1/4 = 0.250 over 3 systems" in markdown and markdown.count("1/4 = 0.250") == 1
+    assert "† No data over these systems could give a p that stays below 5% after Holm's adjustment" in markdown
+    assert "| wmt17 de-en (top 3) | " in markdown
     assert "This run has no WMT19 en-de set, so the paper's Table 2 is not reproduced." in markdown
     assert "no gap to the paper is measured" in markdown
     # no held-apart b here: the page says so instead of naming two estimates (referee finding)
-    assert "This run has no held-apart baseline" in markdown and "Two estimates" not in markdown
-    assert "at 3 values of b" in outputs and "across the three" in markdown
-    assert "Rescaling changes the result (" not in markdown  # PERM-BOTH finds raw and rescaled not apart
+    assert "a held-apart estimate, from the other WMT year of the same pair, is not available for wmt17 de-en" in markdown
+    assert "Two estimates" not in markdown
+    assert "at 3 values of b" in outputs and "over the 3 values of $b$" in markdown
+    assert "| wmt17 de-en | top 3 | " in markdown  # rescaled against raw cosines, tested

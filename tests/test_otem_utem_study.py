@@ -11,7 +11,8 @@ import pytest
 
 from mtbook.studies import otem_utem as study
 from mtbook.studies.otem_utem import without_lowest
-from mtlib.significance import perm_both
+from mtbook import comparisons
+from mtlib.significance import Comparison, Verdict, compare
 
 SIGNS = {"BLEU": 1, "OTEM": -1}
 MQM_SIGNS = {"BLEU": 1, "OTEM-2": -1, "UTEM-4": -1}
@@ -120,43 +121,7 @@ def test_has_original_only_for_ted_zh_en_ref_a():
     assert not study.has_original([("wmt19", "en-de", "refAR")])
 
 
-# -- PERM-BOTH verdicts -----------------------------------------------------------------------------
-
-def _versus(gap_r, p_r, gap_t, p_t, tie_t=0.5):
-    return pd.DataFrame({"gap": [gap_r, gap_t], "tie": [0.02, tie_t], "p": [p_r, p_t]}, index=["r", "τ"])
-
-
-def _words(versus_frame, metric="OTEM"):
-    [found] = study.versus_findings(pd.concat({metric: versus_frame}, names=["metric", "statistic"]))
-    return found
-
-
-def test_versus_findings_need_p_below_five_percent_for_more_or_less():
-    W = study.Word
-    both = _words(_versus(0.2, 0.01, 0.6, 0.02))
-    assert both["same"] and [(s["word"], round(s["gap"], 3), s["p"]) for s in both["stats"]] == [
-        (W.MORE, 0.2, 0.01), (W.MORE, 0.6, 0.02)]
-    mixed = _words(_versus(-0.2, 0.2, 0.1, 0.001))
-    assert not mixed["same"] and [s["word"] for s in mixed["stats"]] == [W.NOT_SIG_LESS, W.ABOUT]
-    assert mixed["stats"][1]["tie_significant"] and mixed["stats"][1]["ahead"]  # within the margin, p < 5%: named
-    # Two ties, one of them with a significant p: not "the same", so each statistic in its own words.
-    assert not _words(_versus(-0.01, 0.03, 0.1, 0.5))["same"]
-    assert _words(_versus(0.2, 0.05, 0, 1))["stats"][0]["word"] is W.NOT_SIG_MORE  # p = 0.05 is not below 5%
-    untested = _words(_versus(0.2, math.nan, 0.0, math.nan))
-    assert [(s["word"], s["p"]) for s in untested["stats"]] == [(W.MORE, None), (W.ABOUT, None)]
-
-
-def test_verdicts_per_statistic_with_ties_as_the_rule_sets_them():
-    # OTEM = -human: oriented r = tau = 1. BLEU: r = 0.8, tau = 4/6. r: 0.2 apart (> 0.02), but with four systems
-    # PERM-BOTH cannot reach 5% (the identity swap alone, 1 in 16, ties the observed gap): not significantly more;
-    # tau: one swapped pair of four systems (1/3 < 1.5 pairs = 0.5): about as much.
-    tests = study.versus_tests(_table([-1.0, -2.0, -3.0, -4.0]), "OTEM", SIGNS, seed=1)
-    assert tests["gap"].round(6).tolist() == [0.2, round(1 / 3, 6)]
-    assert tests["p"].min() > 0.05
-    assert [s["word"] for s in _words(tests)["stats"]] == [study.Word.NOT_SIG_MORE, study.Word.ABOUT]
-    same = _words(study.versus_tests(_table([-1.0, -2.0, -4.0, -3.0]), "OTEM", SIGNS, seed=1))
-    assert same["same"] and same["stats"][0]["word"] is study.Word.ABOUT
-
+# -- the page's comparisons: two-sided PERM-BOTH, one Holm family ------------------------------------
 
 def _ranked(n=14):
     """n systems: OTEM = -human (oriented: perfect); BLEU follows the humans only in its halves' order."""
@@ -165,30 +130,57 @@ def _ranked(n=14):
     return pd.DataFrame({"human": human, "BLEU": bleu, "OTEM": -human}, index=[f"s{i}" for i in range(n)])
 
 
-def test_versus_tests_orient_lower_is_better_metrics():
+def test_versus_tests_orient_lower_is_better_metrics_and_test_two_sided():
     table = _ranked()
-    tests = study.versus_tests(table, "OTEM", SIGNS, n_permutations=1000, seed=7)
-    assert tests.loc["r", "agreement"] == pytest.approx(1.0)
-    assert tests.loc["r", "gap"] == pytest.approx(1.0 - table.BLEU.corr(table.human))
-    # p of "OTEM (negated) correlates better than BLEU", the direction observed
-    expected = perm_both(table.BLEU, -table.OTEM, table.human, "pearson", n_permutations=1000, seed=7).pvalue
-    assert tests.loc["r", "p"] == expected < 0.05
-    assert _words(tests)["same"] and _words(tests)["stats"][0]["word"] is study.Word.MORE
-    # Read the wrong way round (OTEM as higher-is-better), it agrees less, and the p is that of "less".
-    wrong = study.versus_tests(table, "OTEM", {"BLEU": 1, "OTEM": 1}, seed=7)
-    assert wrong.loc["r", "gap"] < 0
-    assert wrong.loc["r", "p"] == perm_both(table.OTEM, table.BLEU, table.human, "pearson", seed=7).pvalue < 0.05
-    assert _words(wrong)["same"] and _words(wrong)["stats"][0]["word"] is study.Word.LESS
+    entries = study.versus_tests(table, ["OTEM"], SIGNS, data="toy", n_permutations=1000, seed=7)
+    assert [(e[0], e[1], e[2], e[3]) for e in entries] == [
+        ({"analysis": "Table 1 human score", "data": "toy"}, "BLEU", "OTEM", "oriented r"),
+        ({"analysis": "Table 1 human score", "data": "toy"}, "BLEU", "OTEM", "oriented τ")]
+    r = entries[0][4]
+    assert r.corr_b == pytest.approx(1.0) and r.delta == pytest.approx(1.0 - table.BLEU.corr(table.human))
+    assert (r.alternative, r.unit, r.n_units) == ("two-sided", "system", 14)
+    # the p of "OTEM (negated) and BLEU differ", either way
+    assert r.p == compare(table.BLEU, -table.OTEM, table.human, "pearson", n_permutations=1000, seed=7).p < 0.05
+    assert entries[1][4].corr_b == pytest.approx(1.0) and entries[1][4].method == "kendall"
+    rows = comparisons.family(entries)
+    assert [c.verdict for c in rows] == [Verdict.B_BETTER] * 2
+    assert study.versus_findings(rows) == [{"metric": "OTEM", "same": True, "stats": rows}]
+    # Read the wrong way round (OTEM as higher-is-better), it agrees less: BLEU (A) is better.
+    wrong = comparisons.family(study.versus_tests(table, ["OTEM"], {"BLEU": 1, "OTEM": 1}, seed=7))
+    assert wrong[0].delta < 0 and wrong[0].verdict is Verdict.A_BETTER
 
 
-def test_versus_table_and_table_verdict():
-    table = _ranked().assign(UTEM=lambda d: -d.BLEU)
-    versus = study.versus_table(table, ["OTEM", "UTEM"], SIGNS | {"UTEM": -1}, seed=3)
-    assert versus.index.tolist() == [("OTEM", "r"), ("OTEM", "τ"), ("UTEM", "r"), ("UTEM", "τ")]
-    assert versus.loc[("UTEM", "r"), "gap"] == 0  # UTEM = -BLEU: the same agreement once oriented
-    otem, utem = study.versus_findings(versus)
-    assert otem["same"] and otem["stats"][0]["word"] is study.Word.MORE
-    assert utem["same"] and [s["word"] for s in utem["stats"]] == [study.Word.ABOUT] * 2 and utem["stats"][0]["gap"] == 0
+# h, a BLEU that swaps three pairs of neighbours, OTEM = -h (oriented: h) and UTEM = -BLEU (oriented: BLEU)
+HOLM = pd.DataFrame({"human": [0.0, 1.0, 2.0, 3.0, 5.0, 6.5], "BLEU": [1.0, 0.0, 3.0, 2.0, 6.5, 5.0]},
+                    index=list("abcdef")).assign(OTEM=lambda d: -d.human, UTEM=lambda d: -d.BLEU)
+
+
+def test_holm_lifts_a_raw_p_below_five_percent_and_a_tie_is_an_exact_tie():
+    entries = study.versus_tests(HOLM, ["OTEM", "UTEM"], SIGNS | {"UTEM": -1}, n_permutations=4000, seed=2)
+    otem_r, otem_t, utem_r, utem_t = comparisons.family(entries)
+    # OTEM ahead on r by 0.141 and on tau by 0.4, raw p = 0.0325 each (the floor of these draws: the perfect
+    # metric is beaten only by the draws that swap nothing or everything, 2^-5 = 0.031 of them, exactly)
+    assert otem_r.delta == pytest.approx(0.1407, abs=1e-4) and otem_t.delta == pytest.approx(0.4)
+    assert otem_r.p == otem_t.p == otem_r.mc_floor == 0.0325 and otem_r.exact_floor == 0.5 ** 5
+    # four tests (the ties' p = 1 count): 4 x 0.0325 = 0.13, above 5%: no difference shown
+    assert otem_r.p_holm == otem_t.p_holm == pytest.approx(0.13)
+    assert otem_r.verdict is otem_t.verdict is Verdict.NOT_SHOWN
+    # UTEM = -BLEU: the same oriented scores, a tie on both statistics (p = 1), not a lead
+    assert (utem_r.verdict, utem_r.p, utem_r.delta, utem_t.verdict) == (Verdict.TIE, 1.0, 0.0, Verdict.TIE)
+    counts = comparisons.family_counts([otem_r, otem_t, utem_r, utem_t])
+    assert (counts["tests"], counts["raw_significant"], counts["B better"], counts["tie"]) == (4, 2, 0, 2)
+    otem, utem = study.versus_findings([otem_r, otem_t, utem_r, utem_t])
+    assert otem["same"] and utem["same"] and utem["stats"] == [utem_r, utem_t]
+    assert study.family_floor([otem_r, utem_r]) == {"n_units": 6, "unit": "system", "exact_floor": 0.5 ** 5}
+
+
+def test_four_systems_cannot_reach_five_percent():
+    # OTEM = -human: oriented r = tau = 1, BLEU r = 0.8: two-sided, no p can fall below 2^-3 = 0.125 over four systems
+    [r, t] = comparisons.family(study.versus_tests(_table([-1.0, -2.0, -3.0, -4.0]), ["OTEM"], SIGNS, seed=1))
+    assert r.exact_floor == 0.125 and r.p >= 0.1 and t.p >= 0.1
+    assert r.verdict is t.verdict is Verdict.NOT_SHOWN
+    assert study.family_floor([r, t])["exact_floor"] == 0.125
+    assert study.family_floor([]) is None
 
 
 # -- Figures 3-4: MQM errors ------------------------------------------------------------------------
@@ -206,16 +198,19 @@ ADDITIONS = {"a": [0, 0], "b": [1, 0], "c": [1, 1], "d": [2, 1], "e": [2, 2]}  #
 
 def test_mqm_tests_orient_errors_and_metrics():
     # BLEU rises with the errors: agreement -1; OTEM-2 rises with them too, which is agreement +1.
-    tests = study.mqm_tests(_ted([1, 2, 3, 4, 5], ADDITIONS), MQM_SIGNS, pairs=[("Addition", "OTEM-2")], seed=2)
-    t = tests.iloc[0]
-    assert (t.lp, t.errors, t.metric, t.fewest, t.most) == ("x", "Addition", "OTEM-2", 0, 4)
-    assert (t.agreement, t["BLEU agreement"], t.gap) == pytest.approx((1.0, -1.0, 2.0))
+    [entry] = study.mqm_tests(_ted([1, 2, 3, 4, 5], ADDITIONS), MQM_SIGNS, pairs=[("Addition", "OTEM-2")], seed=2)
+    setting, a, b, stat, c = entry
+    assert (setting, a, b, stat) == ({"analysis": "MQM additions", "data": "x"}, "BLEU", "OTEM-2", "agreement r")
+    assert (c.corr_b, c.corr_a, c.delta) == pytest.approx((1.0, -1.0, 2.0))
     rates = np.array([0, 0.5, 1, 1.5, 2])
-    assert t.p == perm_both([1, 2, 3, 4, 5], -rates, -rates, "pearson", seed=2).pvalue
-    # No system with an error: no correlation, no test.
-    none = study.mqm_tests(_ted([1, 2, 3, 4, 5], {s: [0, 0] for s in "abcde"}), MQM_SIGNS,
-                           pairs=[("Addition", "OTEM-2")], seed=2)
-    assert math.isnan(none.p.iloc[0])
+    assert c.p == compare([1, 2, 3, 4, 5], -rates, -rates, "pearson", seed=2).p and c.alternative == "two-sided"
+    assert study.error_ranges(_ted([1, 2, 3, 4, 5], ADDITIONS), pairs=[("Addition", "OTEM-2")]) == [
+        {"lp": "x", "errors": "Addition", "fewest": 0, "most": 4}]
+    # No system with an error: no correlation, an untested comparison (left out of Holm's count).
+    [none] = study.mqm_tests(_ted([1, 2, 3, 4, 5], {s: [0, 0] for s in "abcde"}), MQM_SIGNS,
+                             pairs=[("Addition", "OTEM-2")], seed=2)
+    [row] = comparisons.family([none])
+    assert row.verdict is Verdict.UNTESTED and math.isnan(row.p) and "human scores are constant" in row.reason
 
 
 def _ted_corr():
@@ -224,9 +219,17 @@ def _ted_corr():
     return pd.DataFrame(rows, columns=["lp", "errors", "metric", "agreement r", "low", "high", "errors counted"])
 
 
-def _tests(p_add=0.01, p_om=0.3):
-    return pd.DataFrame([("x", "Addition", "OTEM-2", 0.4, p_add, 1, 3), ("x", "Omission", "UTEM-4", -0.1, p_om, 6, 9)],
-                        columns=["lp", "errors", "metric", "gap", "p", "fewest", "most"])
+RANGES = [{"lp": "x", "errors": "Addition", "fewest": 1, "most": 3}, {"lp": "x", "errors": "Omission", "fewest": 6,
+                                                                     "most": 9}]
+
+
+def _rows(p_add=0.004, p_om=0.3, n_more=0):
+    """The page family's two MQM rows, beside ``n_more`` other tests with p = 0.5."""
+    def comp(delta, p):
+        return Comparison(0.1, 0.1 + delta, delta, p, "two-sided", 5, 5, "system", 1 / 16, 0.06, "pearson", 1000, 1)
+    entries = [({"analysis": "MQM additions", "data": "x"}, "BLEU", "OTEM-2", "agreement r", comp(0.4, p_add)),
+               ({"analysis": "MQM omissions", "data": "x"}, "BLEU", "UTEM-4", "agreement r", comp(-0.1, p_om))]
+    return comparisons.family(entries + [({}, "A", "B", "r", comp(0.2, 0.5))] * n_more)[:2]
 
 
 def test_agreements_and_error_totals():
@@ -238,28 +241,28 @@ def test_agreements_and_error_totals():
                                                                       {"errors": "Omission", "n": 40}]}]
 
 
-def test_mqm_findings_rest_on_perm_both():
-    add, om = study.mqm_findings(_ted_corr(), _tests())
+def test_mqm_findings_rest_on_the_holm_adjusted_p():
+    rows = _rows()
+    add, om = study.mqm_findings(_ted_corr(), rows, RANGES)
     assert add == {"lp": "x", "errors": "Addition", "metric": "OTEM-2", "fewest": 1, "most": 3, "own": "above",
-                   "base": "zero", "gap": 0.4, "p": 0.01, "significant": True, "few": True}
-    assert (om["own"], om["base"], om["significant"], om["few"]) == ("above", "above", False, False)
-    assert study.mqm_findings(_ted_corr(), _tests(p_om=math.nan))[1]["p"] is None
-    assert study.mqm_findings(_ted_corr(), _tests(p_add=0.2))[0]["significant"] is False
+                   "base": "zero", "c": rows[0], "few": True}
+    assert rows[0].p_holm == pytest.approx(0.008) and rows[0].verdict is Verdict.B_BETTER
+    assert (om["own"], om["base"], om["c"].verdict, om["few"]) == ("above", "above", Verdict.NOT_SHOWN, False)
+    # beside 18 more tests, 20 x 0.004 = 0.08: the raw p is below 5%, the adjusted one is not
+    lifted = _rows(n_more=18)[0]
+    assert lifted.p < 0.05 < lifted.p_holm and lifted.verdict is Verdict.NOT_SHOWN
 
 
-def test_mqm_summary():
-    s = study.mqm_summary(_ted_corr(), _tests())
-    assert s["above"] == [{"metric": "OTEM-2", "lp": "x", "errors": "Addition", "baseline_too": False},
-                          {"metric": "UTEM-4", "lp": "x", "errors": "Omission", "baseline_too": True}]
-    assert s["better"] == [{"metric": "OTEM-2", "lp": "x", "errors": "Addition", "p": 0.01, "zero_interval": None,
-                            "few": 3}]
-    assert s["worse"] == [] and s["rest"] == [0.3] and s["n_tested"] == 2 and s["untested"] == []
-    # OTEM-2's own interval including zero is named beside its significant p; with more errors, alone.
-    zero = _ted_corr().assign(low=lambda d: d.low.where(d.metric != "OTEM-2", -0.2))
-    assert study.mqm_summary(zero, _tests())["better"][0]["zero_interval"] == [-0.2, 0.8]
-    assert study.mqm_summary(zero, _tests(), few_errors=2)["better"][0]["few"] is None
-    none = study.mqm_summary(_ted_corr(), _tests(p_add=0.2))
-    assert none["better"] == [] and none["rest"] == [0.2, 0.3]
+def test_mqm_summary_counts_the_verdicts():
+    # OTEM-2 better on additions, where no system has more than 3 errors: named as resting on few errors
+    assert study.mqm_summary(_ted_corr(), _rows(), RANGES) == {
+        "n": 2, "tested": 2, "better": 1, "worse": 0, "above": 2, "above_both": 1,
+        "few": [{"metric": "OTEM-2", "lp": "x", "errors": "Addition", "most": 3}]}
+    assert study.mqm_summary(_ted_corr(), _rows(), RANGES, few_errors=2)["few"] == []
+    s = study.mqm_summary(_ted_corr(), _rows(n_more=18), RANGES)
+    assert (s["better"], s["worse"]) == (0, 0)
+    untested = study.mqm_summary(_ted_corr(), _rows(p_om=math.nan), RANGES)
+    assert untested["tested"] == 1
 
 
 # -- Table 1 --------------------------------------------------------------------------------------

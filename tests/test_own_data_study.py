@@ -13,7 +13,8 @@ import mtlib
 from mtbook import findings, words
 from mtbook.studies import own_data as ods
 from mtlib.data import EvalSet
-from mtlib.significance import min_pvalue, perm_both, perm_both_systems
+from mtbook import comparisons
+from mtlib.significance import ALPHA, Verdict, compare, compare_systems
 
 SEED = 3
 NOTEBOOK = Path(__file__).parents[1] / "notebooks" / "own_data.ipynb"
@@ -25,7 +26,7 @@ def render(marker: str, **found) -> str:
     cell = next("".join(c["source"]) for c in json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
                 if c["cell_type"] == "markdown" and marker in "".join(c["source"]))
     data = json.loads(json.dumps(findings.as_data(found)))
-    macros = NOTEBOOK.with_suffix(".macros.j2").read_text(encoding="utf-8")
+    macros = words.chapter_macros(NOTEBOOK)
     return " ".join(words.render_template(cell, data, macros=macros).split())
 
 
@@ -35,9 +36,9 @@ SUMMARY = "* Data: {{ s.label }}"
 def summary(**found) -> str:
     """The closing summary (and the exercises below it) over ``found``; the analyses not given are absent."""
     base = dict(source={"label": "f", "lp": "de-en", "n_segments": 3, "n_systems": 3, "example": False},
-                n_permutations=1000, n_resamples=200, alpha=ods.ALPHA, leaders=None, top_taus=None, bootstrap=None,
-                segment=None, da_versus=None, random=None,
-                ex1={"counts": [6, 4, 2, 0], "totals": [7, 6, 5, 4], "bleu": 35.9, "bertscore": None}, own_min_p3=0.125)
+                n_permutations=1000, n_resamples=200, alpha=ALPHA, bootstrap=None, random=None,
+                **ods.page_findings(None, None, None),
+                ex1={"counts": [6, 4, 2, 0], "totals": [7, 6, 5, 4], "bleu": 35.9, "bertscore": None}, own_floor3=0.25)
     return render(SUMMARY, **(base | found))
 
 
@@ -140,28 +141,23 @@ def test_top_closeness_places_the_closest_pairs():
     assert top_closeness({"a": 1.0, "b": None}, None).startswith("This folder has fewer than two")
 
 
-def floor_sentence(n, **kw):
-    text = render("**Is the leader ahead by more than chance?**", floors=ods.floors(n, **kw))
+def floor_sentence(n):
+    text = render("**Is the leader ahead by more than chance?**", floors=ods.floor(n), floor3=ods.floor(3))
     return text[text.index("cannot be small: ") + len("cannot be small: "):-1]
 
 
 def test_floor_sentence():
-    floor3, floor8 = (min_pvalue(n, n_permutations=500, seed=SEED) for n in (3, 8))
-    three = (f"over three systems no p can fall below {floor3:.3f}, so no test over three systems can find one "
-             "metric significantly better than another (p < 0.05)")
-    assert floor_sentence(8, n_permutations=500, seed=SEED) == (
-        f"over the 8 systems here no p can fall below {floor8:.3f}; {three}")
-    assert floor_sentence(3, n_permutations=500, seed=SEED) == (
-        f"over the 3 systems here no p can fall below {floor3:.3f}, so no test over the 3 systems here can find one "
-        "metric significantly better than another (p < 0.05)")
-    assert floor_sentence(2, n_permutations=500, seed=SEED) == (
-        f"PERM-BOTH needs at least three systems: with 2 no difference is tested; {three}")
-    # 16 systems and 500 draws: no draw swaps nothing, so there is no floor to quote (not "below 0.000")
-    assert min_pvalue(16, n_permutations=500, seed=SEED) == 0
-    assert floor_sentence(16, n_permutations=500, seed=SEED) == (
-        f"over the 16 systems here the draws that swap nothing (about 2^-16 = 1.5e-05 of them) are too rare to set a "
-        f"floor with 500 permutations; {three}")
-    assert render("**Is the leader ahead by more than chance?**", floors=None).endswith(
+    assert ods.floor(8) == {"n": 8, "exact": 0.5 ** 7, "alpha": 0.05} and ods.floor(2)["exact"] is None
+    three = ("over three systems no two-sided p can fall below about 2^-2 = 0.25, so no test over three systems can "
+             "find one metric significantly better than another (p < 0.05)")
+    assert floor_sentence(8) == f"over the 8 systems here no two-sided p can fall below about 2^-7 = 0.00781; {three}"
+    assert floor_sentence(3) == (
+        "over the 3 systems here no two-sided p can fall below about 2^-2 = 0.25, so no test over the 3 systems here "
+        "can find one metric significantly better than another (p < 0.05)")
+    assert floor_sentence(2) == f"PERM-BOTH needs at least three systems: with 2 no difference is tested; {three}"
+    # 16 systems: a floor to quote however few draws swap nothing (not "below 0.000")
+    assert floor_sentence(16).startswith("over the 16 systems here no two-sided p can fall below about 2^-15 = 3.05e-05;")
+    assert render("**Is the leader ahead by more than chance?**", floors=None, floor3=ods.floor(3)).endswith(
         "this folder has no human system scores, so nothing is tested.")
 
 
@@ -172,78 +168,137 @@ SCORES4 = {"X": {"s1": 10.0, "s2": 20.0, "s3": 30.0, "s4": 41.0}, "Y": {"s1": 1.
            "Z": {"s1": 9.0, "s2": 7.0, "s3": 3.0, "s4": 2.0}}
 
 
-def test_leader_tests_finds_leaders_ties_and_tests_the_lead():
+def test_leader_tests_finds_exact_ties_and_tests_the_lead_two_sided():
     table = mtlib.correlation_table(SCORES4, HUMAN4, {"all": None, "top": ["s4", "s3"]}, lower_is_better=["Z"])
-    tests = ods.leader_tests(table, SCORES4, HUMAN4, lower_is_better=["Z"], seed=SEED)
-    assert tests.loc["tau", "leaders"] == ["X", "Z"] and tests.loc["tau", "value"] == 1.0
-    assert tests.loc["tau", "next"] == "Y" and tests.loc["tau", "next value"] == pytest.approx(0.667)
-    assert tests.loc["tau", "p"] == perm_both_systems(SCORES4["Y"], SCORES4["X"], HUMAN4, "kendall", seed=SEED).pvalue
-    assert tests.loc["tau", "p"] >= min_pvalue(4, seed=SEED)
-    assert (tests.n == 4).all() and (tests.floor == min_pvalue(4, seed=SEED)).all()
+    r, tau, rho = ods.leader_tests(table, SCORES4, HUMAN4, lower_is_better=["Z"], seed=SEED)
+    assert (tau["leaders"], tau["value"], tau["next"], tau["n"]) == (["X", "Z"], 1.0, "Y", 4)  # X and Z tie exactly
+    assert tau["next_value"] == pytest.approx(2 / 3)
+    setting, a, b, stat, c = tau["entry"]
+    assert (setting, a, b, stat) == ({"analysis": "leading metric", "level": "system", "systems": "all (4)"}, "Y", "X",
+                                     "τ")
+    assert c.p == compare_systems(SCORES4["Y"], SCORES4["X"], HUMAN4, "kendall", seed=SEED).p
+    assert c.alternative == "two-sided" and c.exact_floor == 0.125 and c.p >= c.mc_floor
     # Pearson: X is not exactly linear (41), Z oriented (-9, -7, -3, -2) neither; who leads is the table's
-    wide = table[table.subset == "all"].pivot_table(index="metric", columns="stat", values="value").round(3)
-    assert tests.loc["r", "leaders"] == [wide["r"].idxmax()]
+    wide = table[table.subset == "all"].pivot_table(index="metric", columns="stat", values="value")
+    assert r["leaders"] == [wide["r"].idxmax()]
     z = {s: -v for s, v in SCORES4["Z"].items()}  # the test sees Z oriented
-    lead, nxt = tests.loc["r", "leaders"][0], tests.loc["r", "next"]
-    expected = perm_both_systems(z if nxt == "Z" else SCORES4[nxt], z if lead == "Z" else SCORES4[lead], HUMAN4,
-                                 "pearson", seed=SEED).pvalue
-    assert tests.loc["r", "p"] == expected and tests.loc["r", "note"] == ""
+    lead, nxt = r["leaders"][0], r["next"]
+    expected = compare_systems(z if nxt == "Z" else SCORES4[nxt], z if lead == "Z" else SCORES4[lead], HUMAN4,
+                               "pearson", seed=SEED).p
+    assert r["entry"][-1].p == expected and r["note"] == ""
+    frame = ods.leaders_frame([r, tau, rho])
+    assert list(frame.index) == ["r", "tau", "rho"] and frame.loc["tau", "leaders"] == "X, Z"
     top = ods.leader_tests(table, SCORES4, HUMAN4, subset="top", systems=["s4", "s3"], lower_is_better=["Z"],
-                           seed=SEED)
-    assert top.loc["tau", "leaders"] == ["X", "Z"] and top.loc["tau", "next"] == "Y"
-    assert math.isnan(top.loc["tau", "p"]) and "at least 3 are needed" in top.loc["tau", "note"]
+                           seed=SEED)[1]
+    assert top["leaders"] == ["X", "Z"] and top["next"] == "Y"
+    assert top["entry"][-1].verdict() is Verdict.UNTESTED and "at least 3 are needed" in top["entry"][-1].reason
+
+
+def _comp(delta, p, n=8, method="pearson"):
+    """A comparison as :func:`mtlib.significance.compare` returns it, made by hand."""
+    from mtlib.significance import Comparison
+    if math.isnan(p):
+        return Comparison(*[math.nan] * 4, "two-sided", 2, 2, "system", math.nan, math.nan, method, 1000, 1,
+                          "2 items with a human score; at least 3 are needed")
+    return Comparison(0.5, 0.5 + delta, delta, p, "two-sided", n, n, "system", 0.5 ** (n - 1), 0.5 ** (n - 1), method,
+                      1000, 1)
+
+
+def _leader(stat, leaders, value, nxt, next_value, delta=0.1, p=0.01):
+    entry = (None if nxt is None else
+             ({"analysis": "leading metric", "level": "system", "systems": "all (8)"}, nxt, leaders[0],
+              ods.STAT_LABELS[stat], _comp(delta, p)))
+    return {"stat": stat, "leaders": leaders, "value": value, "next": nxt, "next_value": next_value, "n": 8,
+            "note": "" if nxt else "no other metric", "entry": entry}
+
+
+def _da(subset, stat, da, bs, delta, p, n):
+    setting = {"analysis": "DA-BERTScore vs BERTScore", "level": "system", "systems": f"{subset} ({n})"}
+    return {"subset": subset, "stat": stat, "n": n, "da": da, "bertscore": bs,
+            "entry": (setting, "BERTScore", "DA-BERTScore", ods.STAT_LABELS[stat], _comp(delta, p, n))}
+
+
+LEADERS = [_leader("r", ["A"], 0.9, "B", 0.8, p=0.004), _leader("tau", ["A", "B"], 0.5, None, math.nan),
+           _leader("rho", ["B"], 0.7, "A", 0.6, p=0.3)]
+DA = [_da("all", "r", 0.9, 0.8, 0.1, 0.004, 8), _da("all", "tau", 0.5, 0.7, -0.2, 0.3, 8),
+      _da("all", "rho", 0.6, 0.6, 0.0, 1.0, 8), _da("top", "r", 0.95, 0.9, 0.05, math.nan, 2)]
+
+
+def test_page_findings_adjust_every_test_of_the_page_together():
+    found = ods.page_findings(LEADERS, None, DA)
+    rows = found["comparisons"]
+    # 6 comparisons (tau's leaders tie, with no next metric: nothing to test), one untested: Holm over 5 p's
+    assert len(rows) == 6 and found["counts"]["tests"] == 5 and found["counts"]["untested"] == 1
+    r_lead, rho_lead, da_r, da_tau, da_rho, da_top = rows
+    # two raw p = 0.004 (< 5%): Holm multiplies the smaller ones by 5 and 4, 0.02 and 0.016 -> both 0.02, still below 5%
+    assert r_lead.p_holm == pytest.approx(0.02) and da_r.p_holm == pytest.approx(0.02)
+    assert r_lead.verdict is da_r.verdict is Verdict.B_BETTER
+    assert da_rho.verdict is Verdict.TIE and da_top.verdict is Verdict.UNTESTED and da_tau.verdict is Verdict.NOT_SHOWN
+    L = found["leaders"]
+    assert [x["c"] for x in L["stats"]] == [r_lead, None, rho_lead]
+    assert (L["agree"], L["n"], L["significant"]) == (False, 8, 1)
+    D = found["da_versus"]
+    assert [g["subset"] for g in D["groups"]] == ["all", "top"] and D["groups"][1]["rows"][0]["c"] is da_top
+    assert {k: D[k] for k in ("n", "better", "worse", "tie", "not_shown", "untested", "split")} == {
+        "n": 4, "better": 1, "worse": 0, "tie": 1, "not_shown": 1, "untested": 1, "split": True}
+    assert found["segment"] is None and ods.page_findings(None, None, None)["comparisons"] == []
+    # "split" reads each subset: higher on all systems' r and lower on the top's r is no split
+    assert not ods.page_findings(None, None, [DA[0], _da("top", "r", 0.8, 0.9, -0.1, 0.3, 8)])["da_versus"]["split"]
+
+
+def test_holm_lifts_a_raw_p_below_five_percent():
+    # the leader's raw p = 0.02 alone would be significant; with the DA tests beside it, 5 x 0.02 = 0.1 is not
+    leaders = [_leader("r", ["A"], 0.9, "B", 0.8, p=0.02)]
+    alone = ods.page_findings(leaders, None, None)["comparisons"][0]
+    assert alone.p_holm == 0.02 and alone.verdict is Verdict.B_BETTER
+    da = [_da("all", s, 0.9, 0.8, 0.1, 0.5, 8) for s in ("r", "tau", "rho")] + [_da("top", "r", 0.9, 0.8, 0.1, 0.6, 8)]
+    lifted = ods.page_findings(leaders, None, da)
+    row = lifted["comparisons"][0]
+    assert row.p == 0.02 and row.p_holm == pytest.approx(0.1) and row.verdict is Verdict.NOT_SHOWN
+    assert lifted["counts"]["raw_significant"] == 1 and lifted["leaders"]["significant"] == 0
 
 
 def test_leaders_sentence():
-    tests = pd.DataFrame.from_dict({
-        "r": {"leaders": ["A"], "value": 0.9, "next": "B", "next value": 0.8, "p": 0.0123, "note": ""},
-        "tau": {"leaders": ["A", "B"], "value": 0.5, "next": None, "next value": math.nan, "p": math.nan,
-                "note": "no other metric"},
-        "rho": {"leaders": ["B"], "value": 0.7, "next": "A", "next value": 0.6, "p": math.nan,
-                "note": "2 items with a human score; at least 3 are needed"}}, orient="index")
-    def leaders_sentence(frame, n_permutations):
-        text = summary(n_permutations=n_permutations, leaders=ods.leaders(frame.assign(**{c: frame.get(c, v) for c, v in
-                                                                                       (("n", 8), ("floor", 0.004))})))
-        return text[text.index("* System level"):text.index(" * These are") if " * These are" in text else
-                    text.index(" ## Exercises")]
+    def leaders_sentence(tests, **more):
+        text = summary(**(ods.page_findings(tests, None, None) | more))
+        return bullet(text, "* System level")
 
-    assert leaders_sentence(tests, 1000) == (
-        "* System level, all systems, the highest value of each statistic (p: PERM-BOTH, one-sided, that the leader "
-        "correlates better than the next metric, 1000 permutations): $r$ A (+0.900; next B +0.800, p = 0.012); "
-        "τ A and B (+0.500, tied); ρ B (+0.700; next A +0.600, not tested: 2 items with a human score; at least 3 "
-        "are needed); the statistics disagree on which metric leads.")
-    same = tests.assign(leaders=[["A"]] * 3)
-    assert leaders_sentence(same, 1000).endswith("are needed).")
-    # over three systems the sentence says that no lead can be significant; over eight it does not
-    three = leaders_sentence(tests.assign(n=3, floor=0.128), 1000)
-    assert three.endswith("which metric leads. No difference between metrics over 3 systems can be significant "
-                          "(p < 0.05): PERM-BOTH's p cannot fall below 0.128 there (its unswapped draws alone).")
-    assert leaders_sentence(tests.assign(n=8, floor=0.004), 1000).endswith("which metric leads.")
+    assert leaders_sentence(LEADERS) == (
+        "* System level, 8 systems: the highest $r$ is A's (+0.900), τ is A and B's (+0.500), ρ is B's (+0.700); "
+        "the lead over the next metric is significant (Holm-adjusted) on 1 of 2 statistics.")
+    alone = [_leader("r", ["A"], 0.9, None, math.nan)]
+    assert leaders_sentence(alone).endswith("$r$ is A's (+0.900); no other metric to test it against.")
+    # every p the words quote is in the table of all comparisons, raw and adjusted
+    table = summary(**ods.page_findings(LEADERS, None, None))
+    assert ("| leading metric | system | all (8) | B | A | $r$ | +0.500 | +0.600 | +0.100 | 0.004 | 0.008 | B better |"
+            in table)
+    assert "the page ran 2 such tests" in table and "(1 raw and 1 adjusted p-values are below 0.05)" in table
 
 
 def bullet(text: str, start: str) -> str:
     """The summary's bullet that begins with ``start``."""
     rest = text[text.index(start):]
-    ends = [i for i in (rest.find(" * ", 2), rest.find(" ## Exercises")) if i > 0]
+    ends = [i for i in (rest.find(" * ", 2), rest.find(" ## Exercises"), rest.find(" Every comparison"),
+                        rest.find(" ```")) if i > 0]
     return rest[:min(ends)] if ends else rest
 
 
 def test_top_tau_sentence_says_when_no_difference_can_be_significant():
     table = pd.DataFrame({"metric": ["A", "B", "A"], "subset": ["top", "top", "all"], "stat": ["tau"] * 3,
                           "value": [1 / 3, 1.0, 0.2]})
-    def top_tau_sentence(table, top, floor):
-        return bullet(summary(top_taus=ods.top_taus(table, top, floor)), "* Over the top")
 
-    four = top_tau_sentence(table, ["s1", "s2", "s3", "s4"], 0.0651)
-    assert four == ("* Over the top 4 systems Kendall's τ is A +0.333, B +1.000: with so few systems one swapped "
-                    "pair moves τ by 0.33, and no difference between metrics over 4 systems can be significant "
-                    "(p < 0.05): PERM-BOTH's p cannot fall below 0.065 there (its unswapped draws alone); these "
-                    "differences are not tested.")
-    assert top_tau_sentence(table, ["s1", "s2"], math.nan).endswith(
+    def top_tau_sentence(top):
+        return render("{% if f.top_taus %}", top_taus=ods.top_taus(table, top))
+
+    assert top_tau_sentence(["s1", "s2", "s3", "s4"]) == (
+        "Over the top 4 systems (the first table) Kendall's τ is A +0.333, B +1.000: with so few systems one swapped "
+        "pair moves τ by 0.33, and no difference between metrics over 4 systems can be significant (p < 0.05): a "
+        "two-sided PERM-BOTH p cannot fall below about 2^-3 = 0.125 there; the page does not test these differences.")
+    assert top_tau_sentence(["s1", "s2"]).endswith(
         "one swapped pair moves τ by 2.00, and PERM-BOTH needs at least three systems, so no difference over 2 is "
         "tested.")
-    assert "moves τ by 0.13, and PERM-BOTH's p over 6 systems cannot fall below 0.014;" \
-        in top_tau_sentence(table, list("abcdef"), 0.014)
+    assert "moves τ by 0.13, and a two-sided PERM-BOTH p over 6 systems cannot fall below about 2^-5 = 0.0312;" \
+        in top_tau_sentence(list("abcdef"))
 
 
 def test_bootstrap_sentence():
@@ -274,24 +329,29 @@ def test_segment_leader_test_pools_the_judged_pairs():
            "M2": {"A": [3.0, 1.0, 2.0, 0.0], "B": [1.0, 0.0, 4.0, 2.0], "C": [0, 0, 0, 0]}}
     test = ods.segment_leader_test(seg, human_seg, {"M1": 1.0, "M2": 0.2}, seed=SEED)
     h = [1.0, 2.0, 3.0, None, 2.5, None, 4.0, 0.5]
-    expected = perm_both([3, 1, 2, 0, 1, 0, 4, 2], [1, 2, 3, 9, 2.5, 7, 4, 0.5], h, "kendall", seed=SEED)
-    assert (test["leaders"], test["next"], test["n"]) == (["M1"], "M2", 6)
-    assert test["p"] == expected.pvalue and expected.corr_b == pytest.approx(1.0)
-    assert ods.segment_leader_test(seg, human_seg, {"M1": 0.5, "M2": 0.5004})["next"] is None  # tied to 3 decimals
-    seg_table = pd.DataFrame({"kendall": {"M1": 1.0, "M2": 0.2}})
+    expected = compare([3, 1, 2, 0, 1, 0, 4, 2], [1, 2, 3, 9, 2.5, 7, 4, 0.5], h, "kendall", unit="segment", seed=SEED)
+    setting, a, b, stat, c = test["entry"]
+    assert (test["leaders"], a, b, stat, c.n, c.unit) == (["M1"], "M2", "M1", "τ", 6, "segment")
+    assert c.p == expected.p and c.corr_b == pytest.approx(1.0) and c.alternative == "two-sided"
+    assert setting == {"analysis": "leading metric", "level": "segment", "systems": "all (2)"}
+    # 0.5 and 0.5004 are not equal: 0.5004 leads (a tie is exact, not "equal to three decimals")
+    assert ods.segment_leader_test(seg, human_seg, {"M1": 0.5, "M2": 0.5004})["next"] == "M1"
+    assert ods.segment_leader_test(seg, human_seg, {"M1": 0.5, "M2": 0.5})["entry"] is None  # tied: nothing to test
 
-    def segment_sentence(seg_table, test, n_permutations):
-        return bullet(summary(segment=ods.segment_findings(seg_table, test), n_permutations=n_permutations),
-                      "* Segment level")
+    def segment_sentence(test):
+        return bullet(summary(**ods.page_findings(None, test, None)), "* Segment level")
 
-    assert segment_sentence(seg_table, {**test, "p": 0.0}, 1000) == (
-        "* Segment level (Kendall τ, pooled): M1 +1.000, M2 +0.200; M1 ahead of M2: PERM-BOTH (one-sided, over the "
-        "6 judged pairs, 1000 permutations) p < 0.001.")
-    assert segment_sentence(seg_table, {"leaders": ["M1"], "next": None, "p": math.nan, "n": 0, "note": ""},
-                            1000).endswith("M2 +0.200.")
+    # the shown values are the table's (here made up), the test's correlations its own
+    assert segment_sentence(test) == (
+        "* Segment level (Kendall τ, pooled): M1 +1.000, M2 +0.200; over the 6 judged pairs M1 is not shown to differ "
+        f"from M2 (τ +1.000 vs +0.215; p = {c.p:.3f}, Holm-adjusted p = {c.p:.3f}).")
+    no_next = {**test, "next": None, "entry": None}
+    assert segment_sentence(no_next) == "* Segment level (Kendall τ, pooled): M1 +1.000, M2 +0.200."
+    note = summary(**ods.page_findings(None, test, None))
+    assert "(at segment level, each judged (system, segment) pair's two scores on their own); the page ran 1 such" in note
 
 
-def test_da_comparison_tests_whichever_is_ahead():
+def test_da_comparison_tests_dabertscore_against_bertscore():
     human = {"s1": 1.0, "s2": 2.0, "s3": 3.0, "s4": 4.0, "s5": None}
     bs = {"s1": 1.0, "s2": 3.0, "s3": 2.0, "s4": 4.0, "s5": 0.0}
     da = {"all": {"s1": 1.0, "s2": 2.0, "s3": 3.1, "s4": 3.0, "s5": 0.0}, "top": {"s3": 1.0, "s4": 2.0}}
@@ -299,39 +359,34 @@ def test_da_comparison_tests_whichever_is_ahead():
     da_table = pd.concat([mtlib.correlation_table({"BERTScore": bs, "DA-BERTScore": da[sub]}, human,
                                                   {sub: None if sub == "all" else top}) for sub in da],
                          ignore_index=True)
-    comp = ods.da_comparison(da_table, bs, da, human, top, seed=SEED).set_index(["subset", "stat"])
-    # both have tau = 2/3 over all four judged systems: tied, not tested
-    assert comp.loc[("all", "tau"), "ahead"] == "tied" and math.isnan(comp.loc[("all", "tau"), "p"])
-    r_da, r_bs = comp.loc[("all", "r"), ["DA", "BERTScore"]]
-    assert comp.loc[("all", "r"), "ahead"] == ("DA-BERTScore" if r_da > r_bs else "BERTScore")
-    a, b = (bs, da["all"]) if r_da > r_bs else (da["all"], bs)
-    assert comp.loc[("all", "r"), "p"] == perm_both_systems(a, b, human, "pearson", seed=SEED).pvalue
-    assert comp.loc[("all", "r"), "n"] == 4 and comp.loc[("all", "r"), "floor"] == min_pvalue(4, seed=SEED)
-    # top 2: both order s4 above s3 (tau = rho = r = 1): tied
-    assert (comp.loc["top", "ahead"] == "tied").all() and (comp.loc["top", "n"] == 2).all()
-    assert list(ods.da_comparison(da_table, bs, {"all": da["all"]}, human, None).subset.unique()) == ["all"]
+    rows = ods.da_comparison(da_table, bs, da, human, top, seed=SEED)
+    assert [(x["subset"], x["stat"], x["n"]) for x in rows] == [("all", "r", 4), ("all", "tau", 4), ("all", "rho", 4),
+                                                                ("top", "r", 2), ("top", "tau", 2), ("top", "rho", 2)]
+    family = ods.page_findings(None, None, rows)["comparisons"]
+    # both have tau = 2/3 over all four judged systems: an exact tie, p = 1
+    assert family[1].verdict is Verdict.TIE and family[1].p == 1.0 and rows[1]["da"] == rows[1]["bertscore"]
+    assert family[0].p == compare_systems(bs, da["all"], human, "pearson", seed=SEED).p
+    assert family[0].exact_floor == 0.125  # four systems: 2^-3, no p below 5%
+    # top 2: fewer than three systems, untested
+    assert [c.verdict for c in family[3:]] == [Verdict.UNTESTED] * 3
+    assert [x["subset"] for x in ods.da_comparison(da_table, bs, {"all": da["all"]}, human, None)] == ["all"] * 3
 
 
-def test_da_sentence():
-    rows = [("all", "r", 0.9, 0.8, "DA-BERTScore", 0.02, 8, 0.004), ("all", "tau", 0.5, 0.7, "BERTScore", 0.3, 8, 0.004),
-            ("all", "rho", 0.6, 0.6, "tied", math.nan, 8, 0.004),
-            ("top", "r", 0.95, 0.9, "DA-BERTScore", 0.125, 4, 0.065), ("top", "tau", 1.0, 1.0, "tied", math.nan, 4, 0.065),
-            ("top", "rho", 1.0, 1.0, "tied", math.nan, 4, 0.065)]
-    comp = pd.DataFrame(rows, columns=["subset", "stat", "DA", "BERTScore", "ahead", "p", "n", "floor"])
-
-    def da_sentence(comp, n_permutations):
-        return bullet(summary(da_versus=ods.da_findings(comp), n_permutations=n_permutations), "* DA-BERTScore")
-
-    assert da_sentence(comp, 1000) == (
-        "* DA-BERTScore against BERTScore (DA-BERTScore first; p: PERM-BOTH, one-sided, that the one ahead correlates "
-        "better, 1000 permutations): all systems: $r$ +0.900 vs +0.800, τ +0.500 vs +0.700, ρ +0.600 vs +0.600 "
-        "(DA-BERTScore ahead on $r$ (p = 0.020); BERTScore ahead on τ (p = 0.300); tied on ρ); top 4: $r$ +0.950 vs "
-        "+0.900, τ +1.000 vs +1.000, ρ +1.000 vs +1.000 (DA-BERTScore ahead on $r$ (p = 0.125); tied on τ, ρ). "
-        "The statistics disagree on which of the two agrees better with the human scores. No difference between "
-        "metrics over 4 systems can be significant (p < 0.05): PERM-BOTH's p cannot fall below 0.065 there (its "
-        "unswapped draws alone).")
-    only_all = da_sentence(comp[comp.subset == "all"].assign(ahead=["DA-BERTScore", "tied", "tied"]), 1000)
-    assert only_all.endswith("(DA-BERTScore ahead on $r$ (p = 0.020); tied on τ, ρ).")
+def test_da_sentences():
+    found = ods.page_findings(None, None, DA)
+    D = found["da_versus"]
+    text = render("**Does DA-BERTScore agree better?**", da_versus=D)
+    assert ("* all 8 systems: DA-BERTScore correlates better than BERTScore ($r$ +0.600 vs +0.500; p = 0.004, "
+            "Holm-adjusted p = 0.012); DA-BERTScore is not shown to differ from BERTScore (τ +0.300 vs +0.500; "
+            "p = 0.300, Holm-adjusted p = 0.600); DA-BERTScore ties with BERTScore (ρ +0.500 both).") in text
+    assert ("* the top 2: DA-BERTScore could not be tested against BERTScore (2 items with a human score; at least 3 "
+            "are needed).") in text
+    assert text.endswith("The statistics disagree on which of the two correlates higher with the human scores.")
+    assert bullet(summary(**found), "* DA-BERTScore") == (
+        "* DA-BERTScore against BERTScore over all 8 systems and the top 2: of 4 comparisons it correlates better in "
+        "1 and worse in 0 (Holm-adjusted p < 0.05); 1 show no difference, 1 tie exactly, 1 could not be tested.")
+    tests_note = summary(**found)
+    assert "the page ran 3 such tests" in tests_note and "1 comparison was not tested" in tests_note
 
 
 def test_random_subset_sentence():
@@ -343,13 +398,12 @@ def test_random_subset_sentence():
         return bullet(summary(random=ods.random_subset_findings(comp, n_kept)), "* On the")
 
     assert random_subset_sentence(comp, 16) == (
-        "* On the 16 segments kept by variance, the kept set lies above most random subsets of the same size "
-        "(percentile above 50, the criterion of the variance-aware section) for Pearson $r$: A (71); Kendall τ: B "
-        "(60). It does not for Pearson $r$: B (1); Kendall τ: A (50). Outside the middle 95% of the random subsets: "
-        "B (Pearson $r$).")
+        "* On the 16 segments kept by variance, the kept set lies above most random subsets of its size (percentile "
+        "above 50) for 1 of 2 metrics on Pearson $r$ (A); 1 of 2 metrics on Kendall τ (B); 1 of 4 kept-set "
+        "correlations lie outside the random subsets' middle 95%.")
     inside = comp.assign(selected=0.5)
-    assert random_subset_sentence(inside, 16).endswith(
-        "No kept-set correlation lies outside the middle 95% of the random subsets.")
+    assert random_subset_sentence(inside, 16).endswith("; 0 of 4 kept-set correlations lie outside the random "
+                                                       "subsets' middle 95%.")
 
 
 def test_the_bootstrap_paragraph_names_the_statistics_resampled():

@@ -1,11 +1,13 @@
 """PERM-BOTH and pairwise accuracy against scipy and hand-computed cases."""
 
+import math
+
 import numpy as np
 import pytest
 from scipy import stats
 
 from mtlib.correlation import row_correlations
-from mtlib.significance import (PermutationResult, min_pvalue, p_text, pairwise_accuracy, perm_both,
+from mtlib.significance import (Verdict, compare, compare_systems, holm, PermutationResult, min_pvalue, p_text, pairwise_accuracy, perm_both,
                                 perm_both_systems, pooled_pairwise_accuracy)
 
 RNG = np.random.default_rng(0)
@@ -176,3 +178,100 @@ def test_min_pvalue_near_two_to_the_minus_n():
 ])
 def test_p_text(p, n, nan, text):
     assert p_text(p, n, nan=nan) == text
+
+
+# ---- compare: the one way the book says "A beats B" ----
+
+def _exact_two_sided(a, b, h, method="pearson", clusters=None):
+    """Every swap pattern of the units enumerated: the exact two-sided PERM-BOTH p."""
+    import itertools
+
+    za, zb = (a - a.mean()) / a.std(), (b - b.mean()) / b.std()
+    labels = np.arange(len(h)) if clusters is None else np.unique(clusters, return_inverse=True)[1]
+    k = labels.max() + 1
+    obs = row_correlations(np.stack([zb]), h, method)[0] - row_correlations(np.stack([za]), h, method)[0]
+    hits = 0
+    for pattern in itertools.product([False, True], repeat=k):
+        swap = np.array(pattern)[labels]
+        pa, pb = np.where(swap, zb, za), np.where(swap, za, zb)
+        d = row_correlations(np.stack([pb]), h, method)[0] - row_correlations(np.stack([pa]), h, method)[0]
+        hits += abs(d) >= abs(obs) - 1e-12
+    return hits / 2 ** k
+
+
+@pytest.mark.parametrize("method", ["pearson", "kendall"])
+def test_compare_is_two_sided_and_near_the_enumerated_p(method):
+    h, a, b = HUMAN[:8], NOISY[:8], GOOD[:8]
+    res = compare(a, b, h, method, n_permutations=40_000, seed=3)
+    assert res.alternative == "two-sided" and res.unit == "system" and res.n == res.n_units == 8
+    assert res.p == pytest.approx(_exact_two_sided(a, b, h, method), abs=0.01)
+    # the same draws as perm_both: two-sided p counts both tails, so it is at least the one-sided p
+    one = perm_both(a, b, h, method, n_permutations=40_000, seed=3)
+    assert res.delta == pytest.approx(one.delta) and res.p >= one.pvalue
+    swapped = compare(b, a, h, method, n_permutations=40_000, seed=3)
+    assert swapped.delta == pytest.approx(-res.delta) and swapped.p == pytest.approx(res.p)
+
+
+def test_compare_floors_and_the_extreme_case():
+    h = np.array([0.0, 1.0, 2.0, 3.0, 5.0])  # no item at the mean (swapping a zero z-score changes nothing)
+    res = compare(-h, h, h, "pearson", n_permutations=20_000, seed=2)  # B perfect, A reversed: the extreme case
+    assert res.exact_floor == 2 ** -4  # no swap and the full swap both reproduce |delta|
+    assert res.p == pytest.approx(res.mc_floor) and res.mc_floor == pytest.approx(2 ** -4, abs=0.01)
+    assert res.verdict(alpha=0.1) is Verdict.B_BETTER and res.verdict() is Verdict.NOT_SHOWN  # 1/16 > 0.05
+    greater = compare(-h, h, h, "pearson", n_permutations=20_000, seed=2, alternative="greater")
+    assert greater.exact_floor == 2 ** -5 and greater.p == pytest.approx(greater.mc_floor)
+    # one-sided, declared in advance: judged at alpha / 2 (1/32 > 0.025: not shown; shown at alpha = 0.1)
+    assert greater.verdict() is Verdict.NOT_SHOWN and greater.verdict(alpha=0.1) is Verdict.B_BETTER
+    # declared "B better" in advance, but A is ahead: nothing is shown, however small the p of the other tail
+    assert compare(h, -h, h, n_permutations=2000, seed=2, alternative="greater").verdict() is Verdict.NOT_SHOWN
+
+
+def test_compare_calls_a_tie_a_tie_and_untestable_cases_untested():
+    h = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    tie = compare(h * 2, h * 2 + 1, h, n_permutations=500, seed=1)
+    assert tie.delta == 0 and tie.p == 1.0 and tie.verdict() is Verdict.TIE
+    flat = compare(np.ones(5), h, h, n_permutations=500, seed=1)
+    assert flat.verdict() is Verdict.UNTESTED and "constant" in flat.reason and math.isnan(flat.p)
+    no_errors = compare(h, h[::-1], np.zeros(5), n_permutations=500, seed=1)  # e.g. no system has a marked error
+    assert no_errors.verdict() is Verdict.UNTESTED and "the human score is constant" in no_errors.reason
+    few = compare([1.0, 2.0], [2.0, 1.0], [1.0, 2.0], n_permutations=500, seed=1)
+    assert few.verdict() is Verdict.UNTESTED and "at least 3" in few.reason
+    with pytest.raises(ValueError, match="unknown alternative 'less'"):
+        compare(h, h, h, alternative="less")
+    with pytest.raises(ValueError, match="3 scores of A, 5 of B"):
+        compare(h[:3], h, h)
+
+
+def test_compare_by_cluster_swaps_each_cluster_whole():
+    rng = np.random.default_rng(0)
+    h = rng.normal(size=12)
+    a, b = h + rng.normal(scale=1.0, size=12), h + rng.normal(scale=0.5, size=12)
+    own = compare(a, b, h, n_permutations=3000, seed=4)
+    singletons = compare(a, b, h, unit="segment", clusters=[f"s{i}" for i in range(12)], n_permutations=3000, seed=4)
+    assert singletons.p == own.p and singletons.n_units == 12  # one item per cluster: the plain test
+    sources = [i // 3 for i in range(12)]  # four sources of three rows each
+    by_source = compare(a, b, h, unit="source", clusters=sources, n_permutations=20_000, seed=4)
+    assert by_source.n == 12 and by_source.n_units == 4 and by_source.unit == "source"
+    assert by_source.exact_floor == 2 ** -3
+    assert by_source.p == pytest.approx(_exact_two_sided(a, b, h, clusters=np.array(sources)), abs=0.015)
+    two = compare(a, b, h, unit="source", clusters=[i // 6 for i in range(12)], n_permutations=100, seed=4)
+    assert two.verdict() is Verdict.UNTESTED and "2 source clusters" in two.reason
+
+
+def test_compare_systems_aligns_by_name():
+    human = {"s1": 1.0, "s2": 2.0, "s3": 3.0, "s4": 4.0, "ref": None}
+    a = {"s1": 4.0, "s2": 1.0, "s3": 3.0, "s4": 2.0, "ref": 9.0}
+    b = {"s4": 4.1, "s3": 2.9, "s2": 2.2, "s1": 0.8, "ref": 9.0}
+    res = compare_systems(a, b, human, n_permutations=500, seed=1)
+    assert res.n == 4 and res.corr_b > res.corr_a
+
+
+def test_holm_by_hand_and_with_untested_entries():
+    # m = 3 tested: sorted 0.01*3, 0.03*2, 0.04*1 -> 0.03, 0.06, then non-decreasing -> 0.06
+    assert holm([0.01, 0.04, 0.03, math.nan])[:3] == pytest.approx([0.03, 0.06, 0.06])
+    assert math.isnan(holm([0.01, 0.04, 0.03, math.nan])[3])
+    assert holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])  # capped at 1
+    assert holm([0.02]) == [0.02] and holm([]) == []
+    # never below the raw p, and a family of one is unchanged
+    raw = [0.001, 0.2, 0.04, 0.011]
+    assert all(adj >= p for adj, p in zip(holm(raw), raw))

@@ -23,7 +23,7 @@ from mtlib import load_evalset  # noqa: E402
 from mtlib.data import EvalSet  # noqa: E402
 from mtlib.embeddings.matchstore import TokenMatches  # noqa: E402
 from mtlib.metrics import BLEU  # noqa: E402
-from mtlib.significance import min_pvalue, perm_both_systems  # noqa: E402
+from mtlib.significance import compare_systems  # noqa: E402
 from mtlib.vat import as_system_stats  # noqa: E402
 from mtbook.studies.vat import figures as vf  # noqa: E402
 from mtbook.studies.vat import study as vs  # noqa: E402
@@ -121,9 +121,10 @@ def test_run_sets_follow_the_run_unless_given():
     assert vs.run_sets(book)._asdict() == {
         "precision_check": ["wmt19 de-en"], "ablation_test_set": "wmt19", "analysis_sets": ["wmt19 de-en", "wmt19 en-de"],
         "paraphrase_set": "wmt19 en-de"}
-    assert vs.analysis_where(vs.run_sets(book)) == "WMT19 (ablations) and WMT19 de-en and en-de (analyses)"
-    assert vs.analysis_where(vs.RunSets([], "wmt18", ["wmt17 de-en", "wmt18 zh-en", "wmt18 en-zh"], None)) == (
-        "WMT18 (ablations) and WMT17 de-en; WMT18 zh-en and en-zh (analyses)")
+    run = vs.run_findings("small", ["wmt17", "wmt18"], "all", None, 60, 10, 20, 100, 1, "SIG", None,
+                          vs.RunSets([], "wmt18", ["wmt17 de-en", "wmt18 zh-en", "wmt18 en-zh"], None), book)
+    assert run["analyses"] == [{"test_set": "wmt17", "pairs": ["de-en"]}, {"test_set": "wmt18", "pairs": ["zh-en", "en-zh"]}]
+    assert run["sets"]["ablation_test_set"] == "wmt18" and run["language_pairs"] == "all"
     # a WMT18 rerun analyses WMT18, not the book's WMT19
     assert vs.run_sets([("wmt18", "de-en"), ("wmt18", "en-de")])._asdict() == {
         "precision_check": ["wmt18 de-en"], "ablation_test_set": "wmt18",
@@ -140,10 +141,22 @@ def test_run_sets_follow_the_run_unless_given():
         vs.run_sets([])
 
 
-def test_wmt17_note_only_for_runs_with_wmt17():
-    assert vs.wmt17_note(["wmt18", "wmt19"]) == "The text of WMT18 and WMT19 is as WMT released it (cased, untokenised)."
-    assert vs.wmt17_note(["wmt18", "wmt19", "wmt20"]).startswith("The text of WMT18, WMT19 and WMT20 is")
-    assert vs.wmt17_note(["wmt17", "wmt19"]).startswith("WMT17's text here is lowercased")
+def test_run_findings_name_the_text_caveats_and_the_bleu_tokenizers():
+    sets = vs.run_sets([("wmt19", "de-en")])
+    run = vs.run_findings("small", ["wmt18", "wmt19"], ["de-en", "en-zh"], 200, 60, 10, 20, 100, 1, "SIG", "SIG2", sets,
+                          [("wmt18", "en-zh"), ("wmt19", "de-en")])
+    assert run["caveats"] == [] and run["n_segments"] == 200 and run["second_signature"] == "SIG2"
+    assert run["bleu_tokenize"] == {"en": "intl", "zh": "zh"}
+    run = vs.run_findings("small", ["wmt17", "wmt19"], "all", None, 60, 10, 20, 100, 1, "SIG", None, sets,
+                          [("wmt17", "de-en")])
+    assert run["caveats"] == [{"test_set": "wmt17", "caveat": "lowercased and Moses-tokenised"}]
+
+
+def test_the_bleu_tokenizer_follows_the_target_language():
+    # the paper's BLEU: intl, and zh into Chinese (as the WMT metrics tasks)
+    assert vs.bleu_tokenize("zh-en") == "intl" and vs.bleu_tokenize("de-en") == "intl"
+    assert vs.bleu_tokenize("en-zh") == "zh" and vs.bleu_tokenize("en-de") == "intl"
+    assert vs.PAPER_BLEU_TOKENIZE == "intl"
 
 
 def write_release(root, test_set, ids):
@@ -201,15 +214,6 @@ def test_load_directions_scores_filters_and_reads_the_release(tiny_mtme, tmp_pat
         vs.load_directions([("toy", "de-en")], FakeScorer(p, r), 50, mtme_root=no_sys)
 
 
-def test_run_settings_names_every_setting():
-    text = vs.run_settings("small", ["wmt19"], ["de-en", "en-de"], 200, 60, 10, 20, 1, "SIG", "SIG2")
-    assert text == ("**Run settings.** Profile `small`; test sets wmt19; language pairs: de-en, en-de; segments: "
-                    "the first 200 of each set; λ = 60; 10 random subsets and 20 bootstrap resamples per direction "
-                    "(seed 1).  \nFiltering and evaluating encoder: `SIG`.  \nSecond encoder (English targets): `SIG2`.")
-    assert "language pairs: all; segments: all;" in vs.run_settings("s", ["x"], "all", None, 60, 1, 1, 1, "S")
-    assert "Second encoder" not in vs.run_settings("s", ["x"], "all", None, 60, 1, 1, 1, "S")
-
-
 # -- agreement -------------------------------------------------------------------------------------
 
 def brute_expected_jaccard(n, a, b):
@@ -231,12 +235,12 @@ def test_agreement_table_and_summary():
     assert row["Jaccard second–released"] == pytest.approx(1 / 7)
     assert np.isnan(agree.loc["t en-de", "Jaccard"])
     chance = brute_expected_jaccard(8, 4, 4)
-    assert vs.agreement_summary(agree) == (
-        f"over 1 directions the mean Jaccard of our set with the released one is 0.333 (range 0.333–0.333), against "
-        f"{chance:.3f} for random sets of the same sizes; on the 1 into-English direction our two encoders agree with "
-        f"each other at 0.600, and the second encoder with the release at 0.143 (ours: 0.333)")
-    none = vs.agreement_table({"t en-de": R["t en-de"]})
-    assert vs.agreement_summary(none) == "no released set to compare"
+    found = vs.agreement_findings(agree)
+    assert found["n_released"] == 1 and found["jaccard"] == pytest.approx(1 / 3) and found["chance"] == pytest.approx(chance)
+    assert (found["low"], found["high"]) == pytest.approx((1 / 3, 1 / 3))
+    assert found["second"] == pytest.approx(dict(n=1, ours_second=0.6, second_released=1 / 7, ours_released=1 / 3))
+    none = vs.agreement_findings(vs.agreement_table({"t en-de": R["t en-de"]}))
+    assert none["n_released"] == 0 and none["jaccard"] is None and none["second"] is None
 
 
 def test_precision_check_table_and_summary():
@@ -272,24 +276,17 @@ def test_precision_check_table_and_summary():
         by_hand_r(ids6_o, scores=shifted) - by_hand_r(ids6), abs=1e-6)
     # a limit above the set's size is the whole set
     assert vs.precision_check_table({"t de-en": d}, ["t de-en"], other, 60, "fp32", "bf16", n_segments=99).equals(prec)
-    assert vs.precision_check_where(["wmt19 en-de", "wmt19 de-en"], 200) == (
-        "the first 200 segments of wmt19 en-de and wmt19 de-en")
-    assert vs.precision_check_where(["a"], None) == "all segments of a"
-    assert vs.precision_check_where([], 200) == "no evaluation set"
     big = pd.DataFrame({"Jaccard fp32–bf16": [0.8, 0.9], "max |Δ sentence R|": [0.1, 0.2], "Δr BERTS-R original": [0.001, -0.02],
                         "Δr BERTS-F VAT": [0.003, 0.0]}, index=["a", "b"])
-    assert vs.precision_summary(big, "fp32", "bf16") == (
-        "the kept sets agree at Jaccard 0.800–0.900, and Pearson's $r$ changes by at most 0.020 in size (bf16 against "
-        "fp32)")
-    assert vs.precision_summary(big.assign(**{"Jaccard fp32–bf16": [1.0, 1.0]}), "fp32", "bf16").startswith(
-        "the two precisions keep the same segments (Jaccard 1.000), and")
-    assert vs.precision_summary(big.assign(**{"Jaccard fp32–bf16": [0.9, 0.9]}), "fp32", "bf16").startswith(
-        "the kept sets agree at Jaccard 0.900, and")
+    found = vs.precision_findings(big, ["a", "b", "c"], 200, "fp32", "bf16")
+    assert (found["low"], found["high"], found["same"], found["max_dr_text"]) == (0.8, 0.9, False, "0.020")
+    assert found["sets"] == ["a", "b"] and found["asked"] == ["a", "b", "c"] and found["n_segments"] == 200
+    assert vs.precision_findings(big.assign(**{"Jaccard fp32–bf16": [1.0, 1.0]}), ["a"], None, "fp32", "bf16")["same"]
     # two significant digits: a bound of 0.00014 is not printed as 0.0001
-    assert vs.precision_summary(big.assign(**{"Δr BERTS-F VAT": [0.00014, 0.0]}).iloc[:, [0, 1, 3]], "fp32", "bf16") \
-        .endswith("changes by at most 0.00014 in size (bf16 against fp32)")
-    assert vs.precision_summary(vs.precision_check_table({}, ["x"], other, 50, "a", "b"), "a", "b") == \
-        "no evaluation set was checked in this run"
+    small = big.assign(**{"Δr BERTS-F VAT": [0.00014, 0.0]}).iloc[:, [0, 1, 3]]
+    assert vs.precision_findings(small, ["a"], None, "fp32", "bf16")["max_dr_text"] == "0.00014"
+    empty = vs.precision_findings(vs.precision_check_table({}, ["x"], other, 50, "a", "b"), ["x"], None, "a", "b")
+    assert empty["sets"] == [] and empty["max_dr"] is None
 
 
 # -- Tables 2 and 3 ----------------------------------------------------------------------------------
@@ -342,23 +339,23 @@ def test_table2_gains_and_sentences():
     pg = vs.paper_table2_gains(paper, ["BLEU"], ["x", "y"])
     assert pg.tolist() == pytest.approx([0.1, -0.1, 0.0, 0.1, 0.1, 0.1])
     assert pg.index[1] == ("x", "BLEU", "tau")
-    assert vs.table2_summary(gains, pg) == (
-        "At three decimals, as the table shows them, VAT raises the averaged correlation (per test set, metric and "
-        "statistic) in 1 of 2 cells, lowers it in 1 and leaves 0 unchanged with our sets, and raises it in 0 of 1 "
-        "cells, lowers it in 1 and leaves 0 unchanged with the released sets; the paper's Table 2 raises it in 4 of 6 "
-        "cells, lowers it in 1 and leaves 1 unchanged for WMT17–19. The mean change is +0.050 with our sets and "
-        "-0.100 with the released sets (paper +0.050); per test set, ours X +0.200, Y -0.100, released X -0.100, "
-        "the paper's X +0.000, Y +0.100")
-    # without released sets, no words about them
-    no_release = vs.table2_summary(gains.assign(released=np.nan), pg)
-    assert "released" not in no_release and no_release.endswith("per test set, ours X +0.200, Y -0.100, the paper's "
-                                                                "X +0.000, Y +0.100")
     # averages are compared as shown: 0.5004 and 0.4996 are both 0.500, no change
     near = vs.table2_gains(avg.assign(value=[0.5004, 0.4996, 0.4, 0.9, 0.8]), ["BLEU"], ["r"])
     assert near.ours.iloc[0] == 0
-    assert vs.table2_bleu_summary(avg, paper) == (
-        "x: +0.500 → +0.700 (ours), +0.400 (released); paper 0.500 → 0.600; "
-        "y: +0.900 → +0.800 (ours), +nan (released); paper 0.100 → 0.200")
+    assert vs.change_counts([0.2, -0.1, 0.0, np.nan]) == dict(up=1, down=1, same=1, n=3)
+    wide = pd.DataFrame(columns=["directions", "Δr", "Δ|tau|", "Δrho"])
+    found = vs.table2_findings(gains, pg, avg, wide, paper)
+    assert found["ours"] == dict(up=1, down=1, same=0, n=2) and found["released"] == dict(up=0, down=1, same=0, n=1)
+    assert found["paper"] == dict(up=4, down=1, same=1, n=6)
+    assert found["mean"] == pytest.approx(dict(ours=0.05, released=-0.1, paper=0.05))
+    assert found["per_set"] == [dict(test_set="x", ours=pytest.approx(0.2), released=pytest.approx(-0.1), paper=pytest.approx(0.0)),
+                                dict(test_set="y", ours=pytest.approx(-0.1), released=None, paper=pytest.approx(0.1))]
+    assert found["bleu"][1] == dict(test_set="y", whole=0.9, ours=0.8, released=None, paper_whole=0.1, paper_vat=0.2)
+    # without released sets, no numbers for them
+    no_release = vs.table2_findings(gains.assign(released=np.nan), pg, avg, wide, paper)
+    assert no_release["released"] is None and no_release["mean"]["released"] is None
+    # the paper's mean over the run's test sets only
+    assert vs.table2_findings(gains[gains.test_set == "x"], pg, avg, wide, paper)["mean"]["paper"] == pytest.approx(0.0)
 
 
 def test_table2_bleu_gap_summary():
@@ -378,24 +375,29 @@ def test_table2_bleu_gap_summary():
     directions = {"wmt17": 14, "wmt18": 14, "wmt19": 18}
     _, wide = vs.table2(corr, paper, directions)
     # |tau| against the printed |tau|: -0.707 is 0.020 below 0.727; wmt19 within 0.01 everywhere
-    assert vs.table2_bleu_gap_summary(wide) == (
-        "within 0.01 of the paper's on WMT19; further apart (ours minus paper): WMT17 $r$ "
-        "+0.013, $|\\tau|$ +0.076, $\\rho$ +0.052 (7 of its 14 directions; text lowercased and Moses-tokenised); "
-        "WMT18 $|\\tau|$ -0.020, $\\rho$ -0.013 (cause not established)")
-    assert vs.table2_bleu_gap_summary(wide, tolerance=0.1).startswith(
-        "within 0.1 of the paper's on WMT17, WMT18 and WMT19")
-    assert vs.table2_bleu_gap_summary(wide.loc[["wmt18"]]) == (
-        "further than 0.01 from the paper's (ours minus paper) on WMT18 $|\\tau|$ -0.020, $\\rho$ -0.013 (cause not "
-        "established)")
+    def gap(wide, **kw):  # only the BLEU gaps: no gains
+        gains = pd.DataFrame({"test_set": [], "ours": [], "released": []}, dtype=float)
+        paper_gain = pd.Series([], dtype=float, index=pd.MultiIndex.from_arrays([[], [], []],
+                                                                                names=["test_set", "metric", "stat"]))
+        return vs.table2_findings(gains, paper_gain, pd.DataFrame({"test_set": []}), wide, {}, **kw)
+    found = gap(wide)
+    assert found["bleu_close"] == ["wmt19"]
+    g17, g18, g19 = found["bleu_gap"]
+    assert [(x["stat"], round(x["delta"], 3)) for x in g17["gaps"]] == [("r", 0.013), ("tau", 0.076), ("rho", 0.052)]
+    assert (g17["directions"], g17["paper_directions"], g17["fewer"], g17["caveat"]) == (
+        7, 14, True, "lowercased and Moses-tokenised")
+    assert [(x["stat"], round(x["delta"], 3)) for x in g18["gaps"]] == [("tau", -0.02), ("rho", -0.013)]
+    assert (g18["fewer"], g18["caveat"], g19["gaps"]) == (False, None, [])
+    assert gap(wide, tolerance=0.1)["bleu_close"] == ["wmt17", "wmt18", "wmt19"]
     _, elsewhere = vs.table2(corr.assign(test_set="wmt99"), paper, directions)
-    assert vs.table2_bleu_gap_summary(elsewhere) == "no test set of the paper's Table 2 is in this run"
+    assert gap(elsewhere)["bleu_gap"] == []
     # a statistic the paper does not print is named, never counted as within the tolerance
     _, no_rho = vs.table2(corr, paper[~((paper.test_set == "wmt19") & (paper.stat == "rho"))], directions)
-    assert vs.table2_bleu_gap_summary(no_rho.loc[["wmt19"]]) == "the paper prints no $\\rho$ on WMT19"
-    assert vs.table2_bleu_gap_summary(no_rho).endswith("(cause not established); the paper prints no $\\rho$ on WMT19")
+    found = gap(no_rho)
+    assert found["bleu_gap"][2]["unprinted"] == ["rho"] and "wmt19" not in found["bleu_close"]
     # a test set without the paper's direction count: no "N of its ? directions"
     _, unknown = vs.table2(corr, paper, {"wmt18": 14, "wmt19": 18})
-    assert "(text lowercased and Moses-tokenised)" in vs.table2_bleu_gap_summary(unknown)
+    assert gap(unknown)["bleu_gap"][0]["paper_directions"] is None and not gap(unknown)["bleu_gap"][0]["fewer"]
 
 
 def test_table3_and_its_sentences():
@@ -421,56 +423,41 @@ def test_table3_and_its_sentences():
     assert out.loc[("de-en", "wmt19", "BLEU"), "Δ original"] == pytest.approx(-1.7)  # signed: -0.90 - 0.80
     assert np.isnan(out.loc[("de-en", "wmt19", "BLEU"), "VAT (released)"])
     # ours: en-zh +0.10 (up), de-en -0.05 (down); paper: en-zh down, de-en up
-    assert vs.table3_summary(t3, paper) == (
-        "at three decimals, our VAT raises $r$ in 1 of 2 (pair, test set, metric) cells, lowers it in 1 and leaves 0 "
-        "unchanged (median change +0.025); the released VAT raises it in 1 of 1 cells, lowers it in 0 and leaves 0 "
-        "unchanged (median change +0.050); the paper's +VAT raises it in 1 of 2 matching cells, lowers it in 1 and "
-        "leaves 0 unchanged")
-    assert vs.bleu_zh_summary(t3).endswith("its whole-set $r$ on en-zh: WMT19 +0.400 (paper 0.450)")
-    # signed de-en -0.90 and en-zh 0.40 both lie beyond 0.01 of the paper; no known cause on WMT19
-    assert vs.bleu_gap_summary(t3) == (
-        "BLEU's whole-set $r$ lies within 0.01 of the paper's in 0 of 2 directions; further apart: WMT19 de-en -0.900 "
-        f"against 0.800 ({vs.BLEU_GAP_UNKNOWN}); WMT19 en-zh +0.400 against 0.450 ({vs.BLEU_GAP_UNKNOWN})")
-    assert vs.bleu_gap_summary(t3, tolerance=2) == "BLEU's whole-set $r$ lies within 2 of the paper's in 2 of 2 directions"
-    wmt17 = t3.assign(test_set="wmt17")
-    assert "WMT17 en-zh +0.400 against 0.450 (WMT17's text here is lowercased and Moses-tokenised)" in \
-        vs.bleu_gap_summary(wmt17)
+    found = vs.table3_findings(t3, paper)
+    assert found["cells"] == 2 and found["ours"] == dict(up=1, down=1, same=0, n=2)
+    assert found["ours_median"] == pytest.approx(0.025) and found["released_median"] == pytest.approx(0.05)
+    assert found["released"] == dict(up=1, down=0, same=0, n=1) and found["paper"] == dict(up=1, down=1, same=0, n=2)
+    assert found["bleu_zh"] == [dict(test_set="wmt19", value=0.4, paper=0.45)]
+    # signed de-en -0.90 and en-zh 0.40 both lie beyond 0.01 of the paper; no text caveat on WMT19
+    assert (found["bleu_n"], found["bleu_within"]) == (2, 0)
+    assert [(b["lp"], b["caveat"]) for b in found["bleu_far"]] == [("de-en", None), ("en-zh", None)]
+    assert vs.table3_findings(t3, paper, tolerance=2)["bleu_within"] == 2
+    wmt17 = vs.table3_findings(t3.assign(test_set="wmt17"), paper)
+    assert wmt17["bleu_far"][1]["caveat"] == "lowercased and Moses-tokenised"
+    assert wmt17["caveats"] == [{"test_set": "wmt17", "caveat": "lowercased and Moses-tokenised"}]
     empty, none = vs.table3(corr[corr.lp == "kk-en"], paper, ["wmt19"])
-    assert vs.bleu_gap_summary(empty) == "no direction of the paper's Table 3 is in this run"
-    assert none is None
-    assert vs.table3_summary(empty, paper) == "none of the paper's Table 3 pairs is in this run"
-    assert vs.bleu_zh_summary(empty) == "no en-zh direction is in this run"
-    bert = pd.DataFrame([dict(test_set="wmt19", lp=lp, metric=m, subset="original", value=v, paper=pv)
+    assert none is None and vs.table3_findings(empty, paper)["cells"] == 0
+    bert = pd.DataFrame([dict(test_set="wmt19", lp=lp, metric=m, subset=sub, value=v, paper=pv, paper_subset="original")
                          for lp, m, v, pv in [("de-en", "BERTS-P", 0.912, 0.947), ("en-de", "BERTS-R", 0.9914, 0.990),
-                                              ("zh-en", "BERTS-F", 0.9, np.nan), ("zh-en", "BLEU", 0.1, 0.9)]])
-    assert vs.bertscore_gap_summary(bert) == (
-        "BERTScore's whole-set $r$ lies below the paper's in 1 of 2 cells (median difference -0.017; largest "
-        "shortfall de-en WMT19 BERTS-P, +0.912 against 0.947)")
+                                              ("zh-en", "BERTS-F", 0.9, np.nan), ("zh-en", "BLEU", 0.1, 0.9)]
+                         for sub in ["original", "VAT (ours)"]])
+    b = vs.table3_findings(bert, paper)["bert"]
+    assert (b["below"], b["n"], b["median"]) == (1, 2, pytest.approx(-0.017))
+    assert b["worst"] == dict(lp="de-en", test_set="wmt19", metric="BERTS-P", value=0.912, paper=0.947)
     # none below: no shortfall named; a cell without a correlation is left out
-    assert vs.bertscore_gap_summary(bert.iloc[1:]) == (
-        "BERTScore's whole-set $r$ lies below the paper's in 0 of 1 cells (median difference +0.001)")
-    assert vs.bertscore_gap_summary(bert.assign(value=np.nan)) == (
-        "no BERTScore cell of the paper's Table 3 has a correlation in this run")
-    assert vs.bertscore_gap_summary(bert.iloc[:0]) == "no BERTScore cell of the paper's Table 3 is in this run"
-    # the notes follow the run's sets: WMT17's text caveat only with WMT17, the paper's missing cells by name
-    encoders = f"The paper's encoders ({vs.PAPER_ENCODERS}) are not ours (run settings)"
-    assert vs.table3_notes(t3, paper) == encoders + "."
-    assert vs.table3_notes(empty, paper) == encoders + "."
+    assert vs.table3_findings(bert[bert.lp == "en-de"], paper)["bert"]["worst"] is None
+    assert vs.table3_findings(bert.assign(value=[np.nan] * 7 + [0.1]), paper)["bert"] is None
+    # the paper's missing cells by name; en-zh has two VAT subsets against one paper +VAT cell: named once
     paper17 = pd.concat([paper, paper.assign(test_set="wmt17")])
-    # en-zh has two VAT subsets against one paper +VAT cell: named once
     gone = t3.assign(test_set="wmt17", paper=np.where(t3.lp == "en-zh", np.nan, t3.paper))
-    assert vs.table3_notes(gone, paper17) == (
-        encoders + ", and WMT17's text here is lowercased and Moses-tokenised. The paper's whole-set BLEU for en-zh "
-        "WMT17 and +VAT BLEU for en-zh WMT17 are missing from the text of the paper we have (\"–\").")
-    one = pd.concat([t3, t3.assign(test_set="wmt17", paper=np.where(t3.subset == "original", np.nan, t3.paper))])
-    assert vs.table3_notes(one[one.lp == "de-en"], paper17) == (
-        encoders + ", and WMT17's text here is lowercased and Moses-tokenised. The paper's whole-set BLEU for de-en "
-        "WMT17 is missing from the text of the paper we have (\"–\").")
+    assert vs.table3_findings(gone, paper17)["missing"] == [
+        dict(subset="original", metric="BLEU", lp="en-zh", test_set="wmt17"),
+        dict(subset="VAT", metric="BLEU", lp="en-zh", test_set="wmt17")]
     # a test set the paper's table does not have is said so, not called missing from its text
-    other = t3.assign(test_set="wmt21.news", paper=np.nan)
-    assert vs.table3_notes(other, paper) == encoders + ". The paper's Table 3 has no WMT21.NEWS de-en and WMT21.NEWS en-zh."
+    other = vs.table3_findings(t3.assign(test_set="wmt21.news", paper=np.nan), paper)
+    assert other["elsewhere"] == ["WMT21.NEWS de-en", "WMT21.NEWS en-zh"] and other["missing"] == []
     only_orig, _ = vs.table3(corr[corr.subset == "original"], paper, ["wmt19"])
-    assert vs.table3_summary(only_orig, paper) == "no VAT in this run"
+    assert vs.table3_findings(only_orig, paper)["ours"]["n"] == 0
 
 
 # -- λ and the filtering metric ---------------------------------------------------------------------
@@ -497,23 +484,23 @@ def test_lambda_summary_and_plots():
     sweep = pd.DataFrame({"lp": ["de-en", "en-de"] * 3, "group": ["to English", "from English"] * 3,
                           "lam": [0, 0, 50, 50, 60, 60], "metric": "BLEU",
                           "vat": [0.5, 0.7, 0.8, 0.8, 0.4, 0.6], "random": [0.5, 0.7, 0.4, 0.6, 0.3, 0.5]})
-    assert vs.lambda_summary(sweep, 60, ["BLEU"]) == (
-        "BLEU: +0.600 on the whole set, +0.500 at λ = 60 (random subsets of that size: +0.400), highest +0.800 at λ = 50")
-    assert vs.lambda_summary(sweep.iloc[:0], 60) == "no ablation test set in this run"
+    found = vs.lambda_findings(sweep, 60, ["BLEU"])
+    assert found["metrics"] == [dict(metric="BLEU", whole=pytest.approx(0.6), at=pytest.approx(0.5),
+                                     random=pytest.approx(0.4), peak=pytest.approx(0.8), peak_lam=50)]
+    assert vs.lambda_findings(sweep.iloc[:0], 60) == dict(metrics=[], groups=[], drop_percent=60)
     # to English: 0.4 at 60 is below the whole set's 0.5; from English: 0.6 below 0.7
-    assert vs.lambda_groups_summary(sweep, 50, ["BLEU"]) == (
-        "to English (1 direction) VAT at λ = 50 lies above both the whole set and the random subsets for 1 of 1 "
-        "metrics (BLEU +0.500 → +0.800, random +0.400); from English (1 direction) VAT at λ = 50 lies above both "
-        "the whole set and the random subsets for 1 of 1 metrics (BLEU +0.700 → +0.800, random +0.600)")
-    assert vs.lambda_groups_summary(sweep, 60, ["BLEU"]).startswith(
-        "to English (1 direction) VAT at λ = 60 lies above both the whole set and the random subsets for 0 of 1 "
-        "metrics (BLEU +0.500 → +0.400, random +0.300)")
+    at50 = vs.lambda_findings(sweep, 50, ["BLEU"])["groups"]
+    assert [(g["group"], g["directions"], g["above"]) for g in at50] == [("to English", 1, 1), ("from English", 1, 1)]
+    assert at50[1]["metrics"] == [dict(metric="BLEU", whole=pytest.approx(0.7), at=pytest.approx(0.8),
+                                       random=pytest.approx(0.6))]
+    assert [g["above"] for g in vs.lambda_findings(sweep, 60, ["BLEU"])["groups"]] == [0, 0]
     # above the whole set but below the random subsets does not count
     above_whole = sweep.assign(random=[0.5, 0.7, 0.9, 0.9, 0.3, 0.5])
-    assert "for 0 of 1 metrics (BLEU +0.500 → +0.800, random +0.900)" in vs.lambda_groups_summary(above_whole, 50, ["BLEU"])
-    assert vs.lambda_groups_summary(sweep, 55, ["BLEU"]).startswith("to English: λ = 55 is not among the swept values")
-    assert vs.lambda_groups_summary(sweep[sweep.group == "to English"].assign(group="other"), 60) == (
-        "no to- or from-English direction in the ablation test set")
+    assert vs.lambda_findings(above_whole, 50, ["BLEU"])["groups"][0]["above"] == 0
+    assert vs.lambda_findings(sweep, 55, ["BLEU"]) == dict(
+        metrics=[], groups=[dict(group="to English", directions=1, metrics=[], above=0),
+                            dict(group="from English", directions=1, metrics=[], above=0)], drop_percent=55)
+    assert vs.lambda_findings(sweep[sweep.group == "to English"].assign(group="other"), 60)["groups"] == []
     fig, ax = plt.subplots()
     vf.plot_lambda_sweep(ax, sweep, 60, ["BLEU"])
     solid, dashed = ax.lines[0], ax.lines[1]
@@ -545,16 +532,14 @@ def test_filter_metric_correlations_and_summary():
     assert got["none (whole set)"] == pytest.approx(by_hand_r())
     hand = pd.DataFrame({"filter": ["none (whole set)", "BLEU", "BERTS-R"] * 2, "stat": ["r"] * 3 + ["tau"] * 3,
                          "metric": "X", "value": [0.5, 0.7, 0.6, 0.3, 0.1, 0.2]})
-    assert vs.filter_summary(hand, ["r", "tau"]) == (
-        "averaged over the evaluating metrics, the best filtering metric is BLEU for Pearson (+0.700; whole set +0.500, "
-        "BERTS-R +0.600), BERTS-R for Kendall (+0.200; whole set +0.300, BERTS-R +0.200) (averages over a few "
-        "directions, not tested for significance). The paper found BERTS-R filtering better than the other metrics "
-        "(on WMT20); here it is the best for 1 of the 2 statistics and at most 0.100 behind the best for the others "
-        "(untested)")
-    assert vs.filter_summary(hand.assign(value=[0.5, 0.7, 0.6, 0.3, 0.25, 0.2]), ["r", "tau"]).endswith(
-        "here it is the best for none of the 2 statistics, though at most 0.100 behind the best (untested), so the "
-        "paper's finding is neither confirmed nor clearly contradicted")
-    assert vs.filter_summary(hand.iloc[:0]) == "no ablation test set in this run"
+    found = vs.filter_findings(hand, ["r", "tau"])
+    assert found["stats"] == [dict(stat="r", best="BLEU", value=pytest.approx(0.7), whole=pytest.approx(0.5),
+                                   chosen=pytest.approx(0.6)),
+                              dict(stat="tau", best="BERTS-R", value=pytest.approx(0.2), whole=pytest.approx(0.3),
+                                   chosen=pytest.approx(0.2))]
+    assert (found["n_best"], found["n"], found["behind"]) == (1, 2, pytest.approx(0.1))
+    assert vs.filter_findings(hand.assign(value=[0.5, 0.7, 0.6, 0.3, 0.25, 0.2]), ["r", "tau"])["n_best"] == 0
+    assert vs.filter_findings(hand.iloc[:0]) is None
     fig = vf.plot_filter_metrics(fig4, ["BLEU", "BERTS-R"], ["BERTS-P"], ["r"])
     # one bar per filtering metric, its height the change from the whole set (bars start at 0)
     heights = sorted(p.get_height() for p in fig.axes[0].patches if p.get_width() > 0)
@@ -618,11 +603,14 @@ def test_share_changes_summaries_and_top_moving():
     assert (nnp["all %"], nnp["kept %"]) == pytest.approx((40.0, 200 / 3))
     with pytest.raises(ValueError, match="kind"):
         vs.share_changes(props, R, "colour")
-    assert vs.group_change_summary(length, "Short", "Long") == (
-        "k: Short +0.0 pp, Long +25.0 pp; m: Short -50.0 pp, Long +50.0 pp")
-    assert vs.group_change_summary(length.iloc[:0], "Short", "Long") == "no analysis set in this run"
-    assert vs.nnp_summary(pos) == "k (ours): 40.0% → 66.7% (+26.7 pp); k (released): 40.0% → 0.0% (-40.0 pp)"
-    assert vs.nnp_summary(pos.iloc[:0]) == "no analysis set with an English side in this run"
+    found = vs.share_findings(length, "Short", "Long", "Short", +1)
+    assert found["sets"] == [dict(evalset="k", low=pytest.approx(0.0), high=pytest.approx(25.0)),
+                             dict(evalset="m", low=pytest.approx(-50.0), high=pytest.approx(50.0))]
+    assert vs.share_findings(length.iloc[:0], "Short", "Long", "Short", +1)["sets"] == []
+    assert vs.nnp_findings(pos) == [
+        dict(evalset="k", subset="ours", all=pytest.approx(40.0), kept=pytest.approx(200 / 3), change=pytest.approx(80 / 3)),
+        dict(evalset="k", subset="released", all=pytest.approx(40.0), kept=pytest.approx(0.0), change=pytest.approx(-40.0))]
+    assert vs.nnp_findings(pos.iloc[:0]) == []
     # ours moves NNP by 26.7, NN by -40+... : NN 2/5 -> 1/3 (-6.7), VB 1/5 -> 0 (-20)
     top = vs.top_moving(pos, 1, always=["VB"])
     assert set(top.group) == {"NNP", "VB"}
@@ -630,8 +618,8 @@ def test_share_changes_summaries_and_top_moving():
     punct = pd.concat([pos, pos[pos.group == "NN"].assign(group=",", **{"change (pp)": 99.0})])
     assert set(vs.top_moving(punct, 1, always=[]).group) == {"NNP"}
     assert set(vs.top_moving(punct, 1, always=[], exclude=()).group) == {","}
-    fig = vf.plot_share_change(length, "sentence length")
-    assert fig.axes[0].get_title() == "sentence length"
+    fig = vf.plot_share_change(length, "sentence length", "length third")
+    assert fig.axes[0].get_title() == "sentence length" and fig.axes[0].get_xlabel() == "length third"
     plt.close("all")
 
 
@@ -641,9 +629,10 @@ def test_kept_by_difficulty_and_its_summary():
     assert vs.kept_by_difficulty(mean, kept) == pytest.approx((25.0, 100.0, 100.0))
     scores = {"A": list(np.arange(10.0)), "B": list(np.arange(10.0) + 1)}  # mean per segment: i + 0.5
     d = make_direction(scores, {"A": 1, "B": 0}, {"VAT (ours)": [0, 2, 3, 9], "VAT (released)": None})
-    assert vs.difficulty_summary({"k": d}, ["k"]) == (
-        "k: 25% of the middle 80% kept, 100% of the hardest 10% and 100% of the easiest 10%")
-    assert vs.difficulty_summary({}, []) == "no analysis set in this run"
+    assert vs.difficulty_findings({"k": d}, ["k"]) == [
+        dict(evalset="k", middle=pytest.approx(25.0), hardest=pytest.approx(100.0), easiest=pytest.approx(100.0),
+             as_paper=False)]
+    assert vs.difficulty_findings({}, []) == []
     fig = vf.plot_kept_difficulty({"k": d}, ["k"])
     assert fig.axes[0].get_title() == "k"
     plt.close("all")
@@ -664,12 +653,12 @@ def test_paraphrase_table_and_summary():
     # per reference word: 1/4, 2/2, 0/6, 2/1
     assert (pw["filtered out"], pw["kept"]) == pytest.approx(((1 + 2) / 2, 0.125))
     assert t4.loc[("paper (unit not stated)", "released")].tolist() == [19.82, 20.25, 19.17]
-    assert vs.paraphrase_summary(t4) == (
-        "in words, our kept segments were changed by 0.50 edits on average and the filtered-out ones by 2.00 "
-        "(all: 1.25); the paper: 19.17 and 20.25 (all 19.82). Per reference word the kept segments had 0.125 edits "
-        "and the filtered-out ones 1.500, so the gap remains once sentence length is divided out")
+    found = vs.paraphrase_findings(t4)
+    assert found["words"] == pytest.approx({"all": 1.25, "filtered out": 2.0, "kept": 0.5})
+    assert found["per_word"]["kept"] == pytest.approx(0.125) and found["after"] == "remains"
+    assert found["paper"] == pytest.approx({"all": 19.82, "filtered out": 20.25, "kept": 19.17})
     no_paper = vs.paraphrase_table(d)
-    assert len(no_paper) == 3 and "the paper" not in vs.paraphrase_summary(no_paper)
+    assert len(no_paper) == 3 and vs.paraphrase_findings(no_paper)["paper"] is None
 
 
 # -- against chance and noise ----------------------------------------------------------------------------
@@ -693,6 +682,8 @@ def test_random_subset_table_stacks_the_kept_sets():
                                                      + 0.5 * (np.abs(rand_r - row["selected"]) <= 1e-12).mean()))
     fig = vf.plot_random_percentiles(rand, ["BLEU", "BERTS-R"])
     assert [a.get_title() for a in fig.axes] == ["Pearson r", "Kendall τ"]
+    assert [a.get_xlabel() for a in fig.axes] == ["evaluating metric"] * 2  # every axis titled
+    assert fig.axes[0].get_ylabel() == "percentile among random subsets"
     plt.close("all")
 
 
@@ -703,17 +694,21 @@ def test_random_percentile_table_and_summary():
     table = vs.random_percentile_table(rand)
     row = table.loc[("VAT (ours)", "pearson", "BLEU")]
     assert row.tolist() == pytest.approx([3, 50.0, 1, 1, 0.0])
-    assert vs.random_summary(rand, 4) == (
-        "with our sets, over 3 directions and 4 metrics VAT's Pearson $r$ has a median percentile of 50 among random "
-        "subsets of its size (per metric: BLEU 50); it beats 97.5% of them in 1 of 3 cases and falls below 97.5% of "
-        "them in 1")
+    boot = pd.DataFrame({"subset": "VAT (ours)", "metric": "BLEU", "verdict": ["VAT better", "undecided", "undecided"]})
+    gains = pd.DataFrame({"test_set": ["x"], "ours": [0.02], "released": [np.nan]})
+    v, = vs.verdicts(gains, rand, boot)
+    assert (v.subset, v.name, v.directions, v.cases, v.median, v.above, v.below) == ("VAT (ours)", "our sets", 3, 3, 50.0, 1, 1)
+    assert v.standing is vs.Standing.TYPICAL and v.chance == pytest.approx(0.075)
+    assert v.kendall["median"] == 80.0 and v.kendall["standing"] == "above most" and v.kendall["above"] == 0
+    assert [(x.metric, x.median) for x in v.metrics] == [("BLEU", 50.0)]
     both = pd.concat([rand, rand.assign(subset="VAT (released)", metric=["BLEU", "R", "R", "R"],
                                         percentile=[90.0, 10.0, 30.0, 5.0])])
-    assert vs.random_summary(both, 2).endswith(
-        "; with the released sets, over 3 directions and 2 metrics VAT's Pearson $r$ has a median percentile of 30 "
-        "among random subsets of its size (per metric: BLEU 90, R 20); it beats 97.5% of them in 0 of 3 cases and "
-        "falls below 97.5% of them in 0")
-    assert vs.random_summary(rand.iloc[:0]) == "no direction with at least 4 human scores in this run"
+    boot2 = pd.concat([boot, boot.assign(subset="VAT (released)")])
+    ours, rel = vs.verdicts(gains.assign(released=[0.0]), both, boot2)
+    assert rel.name == "the released sets" and rel.median == 30.0 and rel.standing is vs.Standing.BELOW_TYPICAL
+    assert [(x.metric, x.median) for x in rel.metrics] == [("BLEU", 90.0), ("R", 20.0)]
+    assert [x.metric for x in rel.hidden] == ["R"]  # below most under a pooled median that is not
+    assert vs.verdicts(gains, rand.iloc[:0], boot) == []
 
 
 def test_bootstrap_verdicts_counts_and_summary():
@@ -743,10 +738,10 @@ def test_bootstrap_verdicts_counts_and_summary():
     assert counts.loc[("VAT (ours)", "R")].to_dict() == {"VAT better": 0, "VAT worse": 0, "undecided": 1}
     assert counts.loc[("VAT (released)", "R")].to_dict() == {"VAT better": 1, "VAT worse": 0, "undecided": 0}
     # widths .2 .4 .4 .4 -> median .4
-    assert vs.bootstrap_summary(hand) == (
-        "with our sets, of 4 (direction, metric) differences the 95% interval lies above 0 in 1, below 0 in 1 and "
-        "contains 0 in 2 (median width 0.400); with the released sets, of 1 (direction, metric) differences the 95% "
-        "interval lies above 0 in 1, below 0 in 0 and contains 0 in 0 (median width 0.100)")
+    assert vs.bootstrap_findings(hand) == [
+        dict(subset="VAT (ours)", name="our sets", n=4, better=1, worse=1, undecided=2, width=pytest.approx(0.4)),
+        dict(subset="VAT (released)", name="the released sets", n=1, better=1, worse=0, undecided=0,
+             width=pytest.approx(0.1))]
 
 
 def test_stability_table_and_summary():
@@ -772,11 +767,10 @@ def test_stability_table_and_summary():
     assert stab.loc["k", "chance"] == pytest.approx(brute_expected_jaccard(8, 4, 4))
     hand = pd.DataFrame({"vs BLEU-filtered": [0.2, 0.4], "vs BERTS-F-filtered": [0.8, 0.9],
                          "vs half of the systems (mean of 20)": [0.5, 0.6], "chance": [0.25, 0.25]})
-    assert vs.stability_summary(hand) == (
-        "averaged over 2 directions, the BERTS-R set shares Jaccard 0.850 with the BERTS-F-filtered set, 0.300 with "
-        "the BLEU-filtered one and 0.550 with the set filtered from half of the systems (chance: 0.250)")
+    assert vs.stability_findings(hand) == dict(n=2, berts_f=pytest.approx(0.85), bleu=pytest.approx(0.3),
+                                               half=pytest.approx(0.55), chance=pytest.approx(0.25))
     assert len(vs.stability_table({"k": d}, [], 50, 5)) == 0
-    assert vs.stability_summary(pd.DataFrame()) == "no ablation test set in this run"
+    assert vs.stability_findings(pd.DataFrame()) is None
 
 
 # -- DA-BERTScore on VAT ---------------------------------------------------------------------------------
@@ -824,147 +818,128 @@ def test_da_bertscore_rows_by_hand():
             if group == "top30":  # two systems: too few to test
                 assert rows.p.isna().all()
                 continue
-            want = perm_both_systems(bs, da_scores(members, ids), human, "pearson", systems=members,
-                                     n_permutations=1000, seed=9).pvalue
-            assert rows.p.tolist() == pytest.approx([want, want], abs=1e-6)
+            want = compare_systems(bs, da_scores(members, ids), human, "pearson", systems=members,
+                                   n_permutations=1000, seed=9)  # two-sided, the book's one comparison
+            assert rows.p.tolist() == pytest.approx([want.p, want.p], abs=1e-6)
             assert (rows.n_systems == len(members)).all()
-            assert (rows.floor == min_pvalue(len(members), n_permutations=1000, seed=9)).all()
+            assert (rows.floor == want.mc_floor).all() and want.exact_floor == 2.0 ** -(len(members) - 1)
     wide = vs.da_table(da)
     assert wide.shape == (4, 4)  # (all, top30) × (BERTS-F, DA) rows; (r, tau) × (original, VAT) columns
     hand = pd.DataFrame({"evalset": "k", "systems": "all", "stat": "r",
                          "subset": ["original", "original", "VAT (ours)", "VAT (ours)"],
                          "metric": ["BERTS-F", "DA-BERTScore"] * 2, "value": [0.5, 0.6, 0.7, 0.65]})
-    assert vs.da_summary(hand) == "k all: DA-BERTScore minus BERTS-F +0.100 on the whole set, -0.050 on our VAT"
-    assert vs.da_summary(hand.assign(p=[0.2, 0.2, np.nan, np.nan])) == (
-        "k all: DA-BERTScore minus BERTS-F +0.100 (p = 0.200) on the whole set, -0.050 (p not defined) on our VAT")
-    assert vs.da_summary(hand.iloc[:0]) == "no analysis set in this run"
+    found = vs.da_findings(hand)
+    assert found["rows"] == [dict(evalset="k", systems="all", whole=pytest.approx(0.1), whole_p=None,
+                                  vat=pytest.approx(-0.05), vat_p=None)]
+    assert found["tested"] == 0
+    assert vs.da_findings(hand.assign(p=[0.2, 0.2, np.nan, np.nan]))["rows"][0]["whole_p"] == pytest.approx(0.2)
+    assert vs.da_findings(hand.iloc[:0])["rows"] == []
     tested = hand.assign(p=[0.2, 0.2, 0.01, 0.01])
-    assert vs.da_significance(tested) == (
-        "over all 2 tested comparisons (each set, all and top-30% systems, whole set and each kept set, Pearson and "
-        "Kendall), DA-BERTScore correlates better than BERTS-F at $p < 0.05$ in 1 (smallest p = 0.010, largest "
-        "p = 0.200; not corrected for multiple comparisons)")
-    # p equal to alpha is not below it; p = 0 is below 1/1000
-    assert "at $p < 0.05$ in none (smallest p = 0.050" in vs.da_significance(hand.assign(p=[0.05, 0.05, 0.5, 0.5]))
+    found = vs.da_findings(tested)
+    assert (found["tested"], found["significant"], found["p_min"], found["p_max"]) == (2, 1, 0.01, 0.2)
+    # Holm over the 2 tests: 0.01 × 2 = 0.02 and 0.2 × 1, made non-decreasing
+    assert (found["holm_significant"], found["holm_min"]) == (1, pytest.approx(0.02))
+    # p equal to alpha is not below it
+    assert vs.da_findings(hand.assign(p=[0.05, 0.05, 0.5, 0.5]))["significant"] == 0
     # a group too small to reach alpha is named with its smallest attainable p
-    floored = tested.assign(n_systems=4, floor=0.0625)
-    assert vs.da_significance(floored).endswith(
-        "; with 4 systems (k all) the test cannot reach $p < 0.05$ (smallest attainable p 0.062)")
-    assert vs.da_significance(floored.assign(floor=0.001)) == vs.da_significance(tested)
-    assert "in 1 (smallest p < 0.001" in vs.da_significance(hand.assign(p=[0.0, 0.0, 0.5, 0.5]))
-    assert vs.da_significance(tested.assign(p=np.nan)) == "no comparison could be tested"
-    assert vs.da_significance(hand) == "no comparison was tested"
-    assert vs.da_significance(hand.iloc[:0]) == "no analysis set in this run"
+    floored = vs.da_findings(tested.assign(n_systems=4, floor=0.0625))
+    assert floored["blind"] == [dict(evalset="k", systems="all", n=4)] and floored["blind_floor"] == 0.0625
+    assert vs.da_findings(tested.assign(n_systems=4, floor=0.001))["blind"] == []
+    assert vs.da_findings(tested.assign(p=np.nan))["tested"] == 0
 
 
 # -- the conclusion ------------------------------------------------------------------------------------------
 
-def conclusion_inputs(percentiles, verdicts, ours, released=(0.1, -0.1, 0.2), kendall=None, kendall_gain=0.0):
-    agree = pd.DataFrame({"Jaccard": [0.3, 0.5], "chance": [0.25, 0.27]})
-    gains = pd.DataFrame({"test_set": ["wmt17", "wmt18", "wmt18"], "ours": ours, "released": list(released)})
-    rand = pd.DataFrame({"subset": "VAT (ours)", "method": "pearson", "metric": ["BLEU", "BLEU", "R"],
+def verdict_inputs(percentiles, verdicts, ours, kendall=None, kendall_gain=0.0, subset="VAT (ours)"):
+    gains = pd.DataFrame({"test_set": ["wmt17", "wmt18", "wmt18"], "ours": ours, "released": [0.1, -0.1, 0.2]})
+    rand = pd.DataFrame({"subset": subset, "method": "pearson", "metric": ["BLEU", "BLEU", "R"], "evalset": ["a", "b", "c"],
                          "percentile": percentiles, "selected": 0.5, "random mean": 0.5})
     if kendall is not None:
         rand = pd.concat([rand, rand.assign(method="kendall", percentile=kendall, selected=0.5 + kendall_gain)],
                          ignore_index=True)
-    boot = pd.DataFrame({"subset": "VAT (ours)", "verdict": verdicts})
-    return agree, gains, [0.1, -0.1, 0.2, 0.3], rand, boot
+    boot = pd.DataFrame({"subset": subset, "verdict": verdicts})
+    return gains.set_index("test_set")["ours" if subset == "VAT (ours)" else "released"], rand, boot
 
 
-def test_conclusion_bullets_and_verdicts():
-    bullets, verdict = vs.conclusion(*conclusion_inputs([99.0, 80.0, 90.0], ["VAT better", "VAT better", "undecided"],
-                                                        [0.3, 0.3, -0.2], kendall=[90.0, 80.0, 85.0]))
-    assert bullets[0].endswith("the kept sets depend on the encoder: mean Jaccard with the release 0.400 against "
-                               "0.260 by chance.")
-    assert bullets[1] == (
-        "**Table 2** (the paper: +VAT \"better correlates with human judgements\"): at three decimals, VAT raises the "
-        "averaged correlation in 2 of 3 cells with our sets and 2 of 3 with the released sets (paper: 3 of 4 for "
-        "WMT17–19); mean change per test set with our sets WMT17 +0.300, WMT18 +0.050.")
-    assert bullets[2] == (
-        "**Our sets against random subsets of the same size** (not in the paper): median percentile 90 for Pearson $r$ "
-        "(per metric BLEU 90, R 90); beats 97.5% of random subsets in 1 of 3 (direction, metric) cases and falls "
-        "below 97.5% of them in 0; the bootstrap interval of the change from the whole set excludes 0 upwards in 2 "
-        "and downwards in 0 of 3.")
-    assert len(bullets) == 3  # no released rows in rand/boot: no bullet and no verdict for them
-    assert verdict == (
-        "**With our sets**, VAT's Pearson $r$ is higher than on most random subsets of its size (median percentile 90; "
-        "per metric BLEU 90, R 90), with a mean gain over random subsets of +0.000 (per metric BLEU +0.000, R +0.000); "
-        "it lies above the random subsets' middle 95% in 1 and below it in 0 of 3 cases, where chance would put about "
-        "0.1 on each side. "
-        "Its Kendall $\\tau$, the order of the systems, has a median percentile of 85 (per metric BLEU 85, R 85), a "
-        "mean gain over random subsets of +0.000, and lies above their middle 95% in 0 and below it in 0 cases. "
-        "Against the whole set its Pearson $r$ is better beyond the bootstrap noise in 2, worse in 0 and undecided "
-        "in 1 of 3 (direction, metric) cases, and the averaged correlations of Table 2 change by +0.133 on average "
-        "(WMT17 +0.300, WMT18 +0.050). "
-        "These numbers support the paper's claim that VAT ranks systems better than the whole test set.")
+def test_standing_at_its_thresholds():
+    S = vs.Standing
+    t = vs.STANDING_THRESHOLDS
+    assert (t["above_most"], t["above_typical"], t["below_typical"], t["below_most"]) == (75, 60, 40, 25)
+    cases = {100: S.ABOVE_MOST, 75: S.ABOVE_MOST, 74.9: S.ABOVE_TYPICAL, 60: S.ABOVE_TYPICAL, 59.9: S.TYPICAL,
+             40.1: S.TYPICAL, 40: S.BELOW_TYPICAL, 38: S.BELOW_TYPICAL, 25.1: S.BELOW_TYPICAL, 25: S.BELOW_MOST,
+             0: S.BELOW_MOST, 83: S.ABOVE_MOST}
+    assert {x: vs.standing(x) for x in cases} == cases
+
+
+def test_band_at_its_thresholds():
+    B = vs.Band
+    # 156 cases: chance 3.9 a side, three times that 11.7: 12 counts, 11 does not
+    assert vs.band(12, 11, 156) is B.UP and vs.band(11, 12, 156) is B.DOWN and vs.band(11, 11, 156) is B.CHANCE
+    # the book's numbers: 61 above and 14 below is mostly up (61 >= 2 * 14); 45 and 39 both ways
+    assert vs.band(61, 14, 156) is B.MOSTLY_UP and vs.band(45, 39, 156) is B.BOTH_WAYS
+    assert vs.band(24, 12, 156) is B.MOSTLY_UP and vs.band(23, 12, 156) is B.BOTH_WAYS
+    assert vs.band(12, 24, 156) is B.MOSTLY_DOWN
+    # few cases: at least MIN_BAND_CASES a side, however small chance's share
+    assert vs.band(3, 3, 9) is B.BOTH_WAYS and vs.band(2, 2, 8) is B.CHANCE and vs.MIN_BAND_CASES == 3
+
+
+def test_verdicts_and_the_claim():
+    C = vs.Claim
+    v = vs.set_verdict("VAT (ours)", *verdict_inputs([99.0, 80.0, 90.0], ["VAT better", "VAT better", "undecided"],
+                                                     [0.3, 0.3, -0.2], kendall=[90.0, 80.0, 85.0]))
+    assert (v.median, v.standing, v.above, v.below, v.cases, v.directions) == (90.0, vs.Standing.ABOVE_MOST, 1, 0, 3, 3)
+    assert (v.better, v.worse, v.undecided, v.n_boot) == (2, 0, 1, 3)
+    assert v.table2_mean == pytest.approx(0.4 / 3)
+    assert v.table2_per_set == [dict(test_set="WMT17", change=pytest.approx(0.3)),
+                                dict(test_set="WMT18", change=pytest.approx(0.05))]
+    assert v.kendall["median"] == 85.0 and v.claim is C.SUPPORTED
     # the same in Pearson r; Kendall's tau near random in the median but ahead on average and in the tails: mixed
-    _, verdict = vs.conclusion(*conclusion_inputs([99.0, 80.0, 90.0], ["VAT better", "VAT better", "undecided"],
-                                                  [0.3, 0.3, -0.2], kendall=[98.0, 50.0, 40.0], kendall_gain=0.02))
-    assert "a mean gain over random subsets of +0.020, and lies above their middle 95% in 1 and below it in 0" in verdict
-    assert verdict.endswith("These numbers support the paper's claim for Pearson's $r$; for Kendall's $\\tau$ the "
-                            "evidence is mixed: a median percentile near that of a random subset, but a positive mean "
-                            "gain over random subsets and more cases above their middle 95% than below (τ is not "
-                            "bootstrapped).")
+    v = vs.set_verdict("VAT (ours)", *verdict_inputs([99.0, 80.0, 90.0], ["VAT better", "VAT better", "undecided"],
+                                                     [0.3, 0.3, -0.2], kendall=[98.0, 50.0, 40.0], kendall_gain=0.02))
+    assert v.kendall["gain"] == pytest.approx(0.02) and (v.kendall["above"], v.kendall["below"]) == (1, 0)
+    assert v.claim is C.SUPPORTED_R_TAU_MIXED
     # ... and without that: for Pearson's r only
-    _, verdict = vs.conclusion(*conclusion_inputs([99.0, 80.0, 90.0], ["VAT better", "VAT better", "undecided"],
-                                                  [0.3, 0.3, -0.2], kendall=[60.0, 50.0, 1.0], kendall_gain=-0.01))
-    assert verdict.endswith("These numbers support the paper's claim for Pearson's $r$ only, not for Kendall's "
-                            "$\\tau$, the order of the systems.")
-    # in the median about as high as random, but far outside the random band both ways; the mean change below 0.01
-    # in size, up on one test set and down on the other
-    agree, gains, paper_gain, rand, boot = conclusion_inputs([99.0, 1.0, 50.0], ["undecided"] * 3, [0.25, 0.25, -0.485])
-    rand = pd.DataFrame({"subset": "VAT (ours)", "method": "pearson", "metric": ["BLEU", "R", "P"] * 3,
-                         "percentile": [99.0, 99.0, 99.0, 1.0, 1.0, 1.0, 50.0, 60.0, 40.0], "selected": 0.5,
-                         "random mean": [0.5] * 8 + [0.41]})
-    _, verdict = vs.conclusion(agree, gains, paper_gain, rand, boot)
-    assert verdict.startswith(
-        "**With our sets**, VAT's Pearson $r$ is in the median about as high as on a random subset of its size (median "
-        "percentile 50; per metric BLEU 50, P 40, R 60), with a mean gain over random subsets of +0.010 (per metric "
-        "BLEU +0.000, P +0.030, R +0.000); it lies above the random subsets' middle 95% in 3 and below it in 3 of 9 "
-        "cases, where chance would put about 0.2 on each side: VAT moves the correlation more than a random subset of "
-        "its size does, up in some directions and down in others. Against")
-    # a metric low among random subsets while the pooled median is not: named, with its bootstrap "worse" count
-    low_r = rand.assign(percentile=[50.0, 10.0, 60.0, 50.0, 20.0, 60.0, 50.0, 5.0, 60.0])
-    boot_m = pd.DataFrame({"subset": "VAT (ours)", "metric": ["R", "R", "R", "BLEU"],
-                           "verdict": ["VAT worse", "VAT worse", "undecided", "VAT worse"]})
-    _, verdict = vs.conclusion(agree, gains, paper_gain, low_r, boot_m)
-    assert "(per metric BLEU +0.000, P +0.030, R +0.000); R lies below most random subsets of its size (median " \
-           "percentile 10) and is worse than the whole set beyond the bootstrap noise in 2 of 3 directions; it lies" in verdict
-    # two cases a side are too few for that sentence, however small chance's share
-    _, fewer = vs.conclusion(agree, gains, paper_gain, rand.iloc[1:].assign(percentile=[99.0, 99.0, 1.0, 1.0, 50.0, 50.0,
-                                                                                        60.0, 40.0]), boot)
-    assert "in 2 and below it in 2 of 8 cases, where chance would put about 0.2 on each side. Against" in fewer
-    assert verdict.endswith("change by +0.005 on average (WMT17 +0.250, WMT18 -0.117). These numbers do not support "
-                            "the claim that VAT ranks systems better in general: averaged over the test sets the "
-                            "correlation stays about the same, rising on WMT17 and falling on WMT18.")
-    # every test set up by at least 0.005 but the mean below 0.01: about the same, with no rising/falling split
-    agree, gains, paper_gain, rand, boot = conclusion_inputs([50.0, 40.0, 20.0], ["undecided"] * 3, [0.006, 0.006, 0.007])
-    _, verdict = vs.conclusion(agree, gains, paper_gain, rand, boot)
-    assert verdict.endswith("(WMT17 +0.006, WMT18 +0.007). These numbers do not support the claim that VAT ranks "
-                            "systems better; they show a test set cut to 40% with about the same averaged correlation.")
-    # ... and with every test set's change below 0.005 in size: about the same averaged correlation
-    agree, gains, paper_gain, rand, boot = conclusion_inputs([50.0, 40.0, 20.0], ["undecided"] * 3, [0.004, 0.002, 0.003])
-    _, verdict = vs.conclusion(agree, gains, paper_gain, rand, boot)
-    assert "below it in 0 of 3 cases, where chance would put about 0.1 on each side. Against" in verdict
-    assert verdict.endswith("(WMT17 +0.004, WMT18 +0.003). These numbers do not support the claim that VAT ranks "
-                            "systems better; they show a test set cut to 40% with about the same averaged correlation.")
-    # lower than random, clear change: the plain "do not support"; the released sets get their own verdict
-    agree, gains, paper_gain, rand, boot = conclusion_inputs([10.0, 20.0, 1.0], ["VAT worse"] * 3, [0.0, 0.0, -0.5])
-    rand = pd.concat([rand, rand.assign(subset="VAT (released)", percentile=[80.0, 90.0, 95.0])])
-    boot = pd.concat([boot, boot.assign(subset="VAT (released)", verdict=["VAT better", "undecided", "undecided"])])
-    bullets, verdict = vs.conclusion(agree.drop(columns=["Jaccard"]), gains, paper_gain, rand, boot)
-    assert bullets[0].endswith("depend on the encoder: no released set in this run.")
-    assert "falls below 97.5% of them in 1;" in bullets[2]
-    assert bullets[3].startswith("**The released sets against random subsets of the same size** (not in the paper): "
-                                 "median percentile 90")
-    ours, released = verdict.split(" **With the released sets**, ")
-    assert ours.startswith("**With our sets**, VAT's Pearson $r$ is lower than on most random subsets of its size "
-                           "(median percentile 10")
-    assert ours.endswith("These numbers do not support the claim that VAT ranks systems better.")
-    assert released.startswith("VAT's Pearson $r$ is higher than on most random subsets of its size (median "
-                               "percentile 90; per metric BLEU 85, R 95), with a mean gain")
-    assert "change by +0.067 on average" in released
-    assert released.endswith("These numbers support the paper's claim that VAT ranks systems better than the whole "
-                             "test set.")
+    v = vs.set_verdict("VAT (ours)", *verdict_inputs([99.0, 80.0, 90.0], ["VAT better", "VAT better", "undecided"],
+                                                     [0.3, 0.3, -0.2], kendall=[60.0, 50.0, 1.0], kendall_gain=-0.01))
+    assert v.claim is C.SUPPORTED_R_ONLY
+    # a median of 75 is above most, but not with more bootstrap "worse" than "better"
+    v = vs.set_verdict("VAT (ours)", *verdict_inputs([75.0, 75.0, 75.0], ["VAT worse", "VAT worse", "VAT better"],
+                                                     [0.3, 0.3, -0.2]))
+    assert v.standing is vs.Standing.ABOVE_MOST and v.claim is C.NOT_SUPPORTED
+    # the mean change below 0.01 in size, up on one test set and down on the other (each by at least 0.005)
+    v = vs.set_verdict("VAT (ours)", *verdict_inputs([99.0, 1.0, 50.0], ["undecided"] * 3, [0.25, 0.25, -0.485]))
+    assert v.table2_mean == pytest.approx(0.005) and (v.rising, v.falling) == (["WMT17"], ["WMT18"])
+    assert v.claim is C.NOT_SUPPORTED_SPLIT and v.standing is vs.Standing.TYPICAL
+    # every test set up by at least 0.005 but the mean below 0.01: about the same, with no split
+    v = vs.set_verdict("VAT (ours)", *verdict_inputs([50.0, 40.0, 20.0], ["undecided"] * 3, [0.006, 0.006, 0.007]))
+    assert v.claim is C.NOT_SUPPORTED_SAME and v.falling == []
+    # exactly 0.005 counts as rising; the mean exactly 0.01 is not "about the same"
+    v = vs.set_verdict("VAT (ours)", *verdict_inputs([50.0, 40.0, 20.0], ["undecided"] * 3, [0.005, -0.005, -0.005]))
+    assert (v.rising, v.falling, v.claim) == (["WMT17"], ["WMT18"], C.NOT_SUPPORTED_SPLIT)
+    v = vs.set_verdict("VAT (ours)", *verdict_inputs([50.0, 40.0, 20.0], ["undecided"] * 3, [0.01, 0.01, 0.01]))
+    assert v.claim is C.NOT_SUPPORTED
+    # a metric below most random subsets while the pooled median is not: named, with its bootstrap "worse" count
+    gain, rand, _ = verdict_inputs([50.0, 40.0, 20.0], ["undecided"] * 3, [0.0, 0.0, 0.0])
+    rand = rand.assign(metric=["BLEU", "R", "R"], percentile=[50.0, 10.0, 20.0])
+    rand = pd.concat([rand, rand.assign(percentile=[60.0, 5.0, 40.0], evalset=["d", "e", "f"])])
+    boot = pd.DataFrame({"subset": "VAT (ours)", "metric": ["R", "R", "R", "BLEU"],
+                         "verdict": ["VAT worse", "VAT worse", "undecided", "VAT worse"]})
+    v = vs.set_verdict("VAT (ours)", gain, rand, boot)
+    assert v.standing is vs.Standing.BELOW_TYPICAL
+    assert [(x.metric, x.median, x.worse, x.n) for x in v.hidden] == [("R", 15.0, 2, 3)]
+    # verdicts: one per kept set with random and bootstrap rows, ours first
+    g, r_ours, b_ours = verdict_inputs([10.0, 20.0, 1.0], ["VAT worse"] * 3, [0.0, 0.0, -0.5])
+    _, r_rel, b_rel = verdict_inputs([80.0, 90.0, 95.0], ["VAT better", "undecided", "undecided"], [0.0, 0.0, -0.5],
+                                     subset="VAT (released)")
+    gains = pd.DataFrame({"test_set": ["wmt17", "wmt18", "wmt18"], "ours": [0.0, 0.0, -0.5], "released": [0.1, -0.1, 0.2]})
+    ours, rel = vs.verdicts(gains, pd.concat([r_ours, r_rel]), pd.concat([b_ours, b_rel]))
+    assert (ours.name, ours.standing, ours.claim) == ("our sets", vs.Standing.BELOW_MOST, C.NOT_SUPPORTED)
+    assert (rel.name, rel.median, rel.claim) == ("the released sets", 90.0, C.SUPPORTED)
+    assert rel.table2_mean == pytest.approx(0.2 / 3)
+    # as the page gets it: enums as their values
+    from mtbook.findings import as_data
+    data = as_data(rel)
+    assert data["standing"] == "above most" and data["band"] == "chance" and data["claim"] == "supported"
 
 
 def test_share_and_difficulty_checks_against_the_paper():
@@ -973,19 +948,19 @@ def test_share_and_difficulty_checks_against_the_paper():
                        "group": ["Short", "Short", "Short", "Short", "Long"],
                        "change (pp)": [2.0, -1.0, 3.0, 0.0, -9.0]})
     # short sentences up, except in de-en (down); a change of 0 agrees with neither direction
-    assert vs.share_check(df, "Short", +1, {"de-en": -1}) == (
-        "as the paper in t de-en (released) and t en-de (ours); as the paper's general trend, not its exception for "
-        "de-en, in t de-en (ours); not as the paper in t en-de (released)")
-    assert vs.share_check(df, "Short", +1) == (
-        "as the paper in t de-en (ours) and t en-de (ours); not as the paper in t de-en (released) and t en-de "
-        "(released)")
-    assert vs.share_check(df, "Long", -1) == "as the paper in t en-de (ours)"
-    assert vs.share_check(df, "Long", +1) == "not as the paper in t en-de (ours)"
-    assert vs.share_check(df, "NNP", +1) == "no analysis set in this run"
+    assert vs.share_check(df, "Short", +1, {"de-en": -1}) == dict(
+        agree=["t de-en (released)", "t en-de (ours)"], general=["t de-en (ours)"], exception_lps=["de-en"],
+        against=["t en-de (released)"])
+    assert vs.share_check(df, "Short", +1) == dict(agree=["t de-en (ours)", "t en-de (ours)"], general=[],
+                                                   exception_lps=[], against=["t de-en (released)", "t en-de (released)"])
+    assert vs.share_check(df, "Long", -1)["agree"] == ["t en-de (ours)"]
+    assert vs.share_check(df, "Long", +1)["against"] == ["t en-de (ours)"]
+    assert vs.share_check(df, "NNP", +1) == dict(agree=[], general=[], exception_lps=[], against=[])
+    assert vs.share_check(df.iloc[:0], "NNP", +1)["agree"] == []
     scores = {"A": list(np.arange(10.0)), "B": list(np.arange(10.0) + 1)}  # hardest segment 0, easiest 9
     middle = make_direction(scores, {"A": 1, "B": 0}, {"VAT (ours)": [2, 3, 4, 5], "VAT (released)": None})
     ends = make_direction(scores, {"A": 1, "B": 0}, {"VAT (ours)": [0, 9, 4], "VAT (released)": None})
-    assert vs.difficulty_check({"m": middle, "e": ends}, ["m", "e"]) == "as the paper in m, not in e"
+    assert [d["as_paper"] for d in vs.difficulty_findings({"m": middle, "e": ends}, ["m", "e"])] == [True, False]
 
 
 def test_difficulty_check_compares_the_percentages_as_shown(monkeypatch):
@@ -993,6 +968,6 @@ def test_difficulty_check_compares_the_percentages_as_shown(monkeypatch):
     d = make_direction(scores, {"A": 1, "B": 0}, {"VAT (ours)": [2, 3], "VAT (released)": None})
     # 40.7% of the middle against 40.6% of the hardest reads as 41% against 41%: not "more often"
     monkeypatch.setattr(vs, "kept_by_difficulty", lambda *_: (40.7, 40.6, 10.0))
-    assert vs.difficulty_check({"k": d}, ["k"]) == "not as the paper in any set (k)"
+    assert not vs.difficulty_findings({"k": d}, ["k"])[0]["as_paper"]
     monkeypatch.setattr(vs, "kept_by_difficulty", lambda *_: (41.6, 40.5, 10.0))
-    assert vs.difficulty_check({"k": d}, ["k"]) == "as the paper in every set (k)"
+    assert vs.difficulty_findings({"k": d}, ["k"])[0]["as_paper"]

@@ -83,3 +83,12 @@ def test_a_chapters_macros_are_shared_by_its_cells():
         "Both: A and 2.0."
     with pytest.raises(ValueError, match="has no attribute 'nope'"):
         words.render_template("{{ m.nope(1) }}", {}, macros=macros)
+
+
+def test_the_book_macros_come_first_and_a_chapter_macro_of_the_same_name_wins(tmp_path):
+    (tmp_path / "book.macros.j2").write_text("{% macro who() %}book{% endmacro %}{% macro shared() %}S{% endmacro %}")
+    (tmp_path / "ch.macros.j2").write_text("{% macro who() %}chapter{% endmacro %}")
+    macros = words.chapter_macros(tmp_path / "ch.ipynb")
+    assert words.render_template("{{ m.who() }} {{ m.shared() }}", {}, macros=macros) == "chapter S"
+    assert words.chapter_macros(tmp_path / "other.ipynb").startswith("{% macro who() %}book")
+    assert words.chapter_macros(tmp_path / "sub" / "x.ipynb") == ""

@@ -7,9 +7,11 @@ functions here compute what its words quote, as plain data that the chapter publ
 * beside the paper's Table 1: :func:`paper_matches`, :func:`tokenisation_gaps`,
   :func:`negative_signs`, :func:`reproduced`;
 * which metric agrees best, and whether the difference is more than chance:
-  :func:`pairwise_accuracy_table` (Kocmi et al. 2021), :func:`versus_best` (PERM-BOTH, one-sided,
-  every metric against the highest one, with the verdict of :func:`comparison_verdict`),
-  :func:`comparison_groups` and :func:`verdict_counts`;
+  :func:`pairwise_accuracy_table` (Kocmi et al. 2021), :func:`versus_highest` (every metric
+  against the highest one by the book's two-sided PERM-BOTH, :func:`mtlib.significance.compare`),
+  :func:`page_family` (all of the page's comparisons as one family, Holm-adjusted together:
+  :func:`mtbook.comparisons.family`), :func:`setting_words` and :func:`floors` (the smallest p
+  that the systems allow);
 * the paper's Table 2 (:func:`table2_findings`), the top-K curves (:func:`negative_turns`,
   :func:`full_range`), the bootstrap intervals (:func:`interval_widths`, :func:`intervals_by_lp`,
   :func:`top_human_ranges`);
@@ -22,7 +24,6 @@ value always means closer agreement with the human scores.
 
 from __future__ import annotations
 
-import enum
 import math
 from collections import Counter
 from dataclasses import dataclass, field
@@ -32,33 +33,20 @@ import numpy as np
 import pandas as pd
 
 from mtlib.correlation import correlate, top_systems
-from mtlib.report import max_abs_delta, wide_beside_paper
-from mtlib.significance import pairwise_accuracy, perm_both_systems
-from mtlib.testsets import newstest_name, sources_line, text_caveat
+from mtbook.paper_tables import max_abs_delta, wide_beside_paper
+from mtbook.comparisons import Compared, family
+from mtlib.significance import ALPHA, Comparison, Verdict, compare_systems, pairwise_accuracy
+from mtbook.testsets import newstest_name, sources_line, text_caveat
 
-__all__ = ["P_LEVEL", "R_TIE", "TAU_TIE_PAIRS", "STAT_METHODS", "Verdict", "signed_value", "PaperMatch",
-           "paper_matches", "reproduced", "TokenisationGap", "tokenisation_gaps", "Negatives", "negative_signs",
-           "pairwise_accuracy_table", "tie_margin", "comparison_verdict", "versus_best", "ComparisonGroup",
-           "comparison_groups", "verdict_counts", "Table2Findings", "table2_findings", "negative_turns", "full_range",
+__all__ = ["STAT_METHODS", "STAT_LABELS", "signed_value", "PaperMatch", "paper_matches", "reproduced",
+           "TokenisationGap", "tokenisation_gaps", "Negatives", "negative_signs", "pairwise_accuracy_table",
+           "Highest", "versus_highest", "family_tests", "page_family", "find", "SettingWords", "setting_words",
+           "Floor", "floors", "Table2Findings", "table2_findings", "negative_turns", "full_range",
            "interval_widths", "intervals_by_lp", "top_human_ranges", "TopGroup", "top_groups", "DataFindings",
            "data_findings", "table1_display"]
 
-P_LEVEL = 0.05  # a "better" claim needs a PERM-BOTH p below this
-R_TIE = 0.02  # "about as much as" in Pearson's r: within this much
-TAU_TIE_PAIRS = 1.5  # "about as much as" in Kendall's tau: fewer swapped system pairs apart than this
 STAT_METHODS = {"r": "pearson", "tau": "kendall", "rho": "spearman"}
-
-
-class Verdict(enum.StrEnum):
-    """How a metric compares with the highest one (:func:`comparison_verdict`)."""
-
-    HIGHEST = "highest"
-    BETTER = "better"  # the highest is beyond the margin and p < P_LEVEL
-    NOT_SIGNIFICANT = "not significant"
-    ABOUT_AS_MUCH = "about as much"
-    ABOUT_AS_MUCH_SIGNIFICANT = "about as much, p < 0.05"
-    TIED = "tied"
-    NOT_DEFINED = "not defined"
+STAT_LABELS = {"r": "r", "tau": "τ", "rho": "ρ"}  # the statistic as a comparison prints it
 
 
 # -- beside the paper's Table 1 ---------------------------------------------------------------
@@ -72,22 +60,27 @@ def signed_value(table1: pd.DataFrame, lp: str, subset: str, metric: str, stat: 
 @dataclass(frozen=True)
 class PaperMatch:
     """Whether a metric's rows reproduce the paper's printed values: ``run`` (in this run),
-    ``compared`` (the paper has values to compare with) and ``max_delta`` (the largest |Δ| after
-    rounding ours as printed; 0 = every row to all three decimals)."""
+    ``compared`` (the paper has values to compare with), ``max_delta`` (the largest |Δ| after
+    rounding ours as printed; 0 = every row to all three decimals), and of the ``n_values``
+    printed values compared, how many ours reproduce (``n_equal``)."""
 
     metric: str
     run: bool
     compared: bool
     max_delta: float | None
+    n_values: int = 0
+    n_equal: int = 0
 
 
 def paper_matches(table1: pd.DataFrame, metrics: Sequence[str]) -> dict[str, PaperMatch]:
     """:class:`PaperMatch` of each metric of the run, from the ``delta`` column of
-    :func:`mtlib.report.beside_paper`."""
+    :func:`mtbook.paper_tables.beside_paper`."""
     out = {}
     for m in metrics:
         d = max_abs_delta(table1, metric=m)
-        out[m] = PaperMatch(m, True, not math.isnan(d), None if math.isnan(d) else float(d))
+        deltas = table1.loc[table1.metric == m, "delta"].dropna()
+        out[m] = PaperMatch(m, True, not math.isnan(d), None if math.isnan(d) else float(d), len(deltas),
+                            int((deltas.abs() < 5e-7).sum()))
     return out
 
 
@@ -99,28 +92,23 @@ def reproduced(matches: Mapping[str, PaperMatch], order: Sequence[str] = ("TER",
 @dataclass(frozen=True)
 class TokenisationGap:
     """How far the two BLEU tokenisations' signed r lie apart on one language pair (unrounded),
-    and which is higher with the one-sided PERM-BOTH p of "the higher correlates better"."""
+    which is higher, and the page's comparison of the two (a row of :func:`page_family`)."""
 
     lp: str
     gap: float
     higher: str | None = None
-    p: float | None = None
-    verdict: Verdict | None = None
+    comparison: Compared | None = None
 
 
-def tokenisation_gaps(table1: pd.DataFrame, language_pairs: Sequence[str],
-                      tests: Mapping[str, pd.DataFrame] | None = None, *, subset: str = "top30") -> list[TokenisationGap]:
-    """:class:`TokenisationGap` per language pair (``tests``: lp -> :func:`versus_best` of the two
-    BLEUs, or None for the gaps alone)."""
+def tokenisation_gaps(table1: pd.DataFrame, language_pairs: Sequence[str], rows: Sequence[Compared] | None = None, *,
+                      subset: str = "top30") -> list[TokenisationGap]:
+    """:class:`TokenisationGap` per language pair (``rows``: the page's family, holding the two
+    BLEUs' comparison in Pearson's r on ``subset``, the higher as B; None for the gaps alone)."""
     out = []
     for lp in language_pairs:
         gap = abs(signed_value(table1, lp, subset, "BLEU") - signed_value(table1, lp, subset, "BLEU (intl)"))
-        if tests and lp in tests:
-            other = tests[lp][tests[lp].metric != tests[lp].best].iloc[0]
-            out.append(TokenisationGap(lp, gap, other.best, None if math.isnan(other.p) else float(other.p),
-                                       Verdict(other.verdict)))
-        else:
-            out.append(TokenisationGap(lp, gap))
+        c = find(rows, lp, subset, "r", "BLEU", "BLEU (intl)") if rows else None
+        out.append(TokenisationGap(lp, gap, None if c is None else c.b, c))
     return out
 
 
@@ -129,12 +117,15 @@ class Negatives:
     """Every negative oriented correlation, by (lp, subset): ``groups`` of ``{lp, subset, metrics:
     [{metric, stats}]}`` (``stats`` empty when all three are negative); the most negative Kendall τ
     and every (lp, subset) whose metrics tie with it at three decimals (``holders``: ``{lp,
-    subset, metrics, all}``, ``all`` when every metric of the run has it)."""
+    subset, metrics, all}``, ``all`` when every metric of the run has it); ``n_negative`` of the
+    ``n_values`` correlations are negative."""
 
     groups: list[dict] = field(default_factory=list)
     min_tau: float | None = None
     holders: list[dict] = field(default_factory=list)
     n_tied: int = 0
+    n_negative: int = 0
+    n_values: int = 0
 
 
 def negative_signs(table1: pd.DataFrame, metrics: Sequence[str]) -> Negatives:
@@ -146,13 +137,14 @@ def negative_signs(table1: pd.DataFrame, metrics: Sequence[str]) -> Negatives:
                        "metrics": [{"metric": m, "stats": [] if len(g) == 3 else list(g["stat"])}
                                    for m, g in grp.groupby("metric", sort=False)]})
     tau = neg[neg["stat"] == "tau"]
+    counts = {"n_negative": len(neg), "n_values": int(table1["value"].notna().sum())}
     if not len(tau):
-        return Negatives(groups)
+        return Negatives(groups, **counts)
     v = float(tau["value"].min())
     tied = tau[tau["value"].round(3) == round(v, 3)]
     holders = [{"lp": lp, "subset": subset, "metrics": list(g["metric"]), "all": len(g) == len(metrics) > 1}
                for (lp, subset), g in tied.groupby(["lp", "subset"], sort=False)]
-    return Negatives(groups, v, holders, len(tied))
+    return Negatives(groups, v, holders, len(tied), **counts)
 
 
 # -- which metric agrees best ----------------------------------------------------------------
@@ -189,74 +181,13 @@ def pairwise_accuracy_table(oriented: Mapping[str, Mapping[str, Mapping[str, flo
     return df
 
 
-def tie_margin(stat: str, n: int) -> float:
-    """The "about as much as" margin: ``R_TIE`` in r (and ρ); in τ, ``TAU_TIE_PAIRS`` swapped pairs
-    of ``n`` systems (one swap moves τ by 2/C(n,2))."""
-    if stat == "tau":
-        return TAU_TIE_PAIRS * 4 / (n * (n - 1)) if n > 1 else math.inf
-    return R_TIE
-
-
-def comparison_verdict(gap: float, p: float, margin: float) -> Verdict:
-    """How the highest metric compares with another one ``gap`` below it, with the one-sided
-    PERM-BOTH ``p`` of "the highest correlates better": ``tied`` (no gap), ``about as much`` (gap
-    within ``margin``), ``about as much, p < 0.05`` (within the margin, yet significant),
-    ``better`` (beyond the margin and p < ``P_LEVEL``), ``not significant`` (beyond it, p ≥
-    ``P_LEVEL``) or ``not defined`` (NaN)."""
-    if gap is None or math.isnan(gap):
-        return Verdict.NOT_DEFINED
-    if abs(gap) < 1e-12:
-        return Verdict.TIED
-    if gap <= margin + 1e-12:
-        return Verdict.ABOUT_AS_MUCH_SIGNIFICANT if not math.isnan(p) and p < P_LEVEL else Verdict.ABOUT_AS_MUCH
-    if math.isnan(p):
-        return Verdict.NOT_DEFINED
-    return Verdict.BETTER if p < P_LEVEL else Verdict.NOT_SIGNIFICANT
-
-
-def versus_best(scores: Mapping[str, Mapping[str, float]], human: Mapping[str, float | None], stat: str = "r", *,
-                systems: Sequence[str] | None = None, n_permutations: int = 1000, seed: int | None = None) -> pd.DataFrame:
-    """Every metric against the one with the highest correlation (the first of equals, in the
-    order of ``scores``), by PERM-BOTH (:func:`mtlib.significance.perm_both_systems`).
-
-    Args:
-        scores: metric -> system -> score, oriented (higher = better).
-        stat: ``r``, ``tau`` or ``rho``.
-        systems: the systems to use (None: every system with a human score).
-
-    Returns:
-        Columns ``metric``, ``value`` (the correlation), ``best``, ``gap`` (best's value − this
-        one's), ``p`` (one-sided p of "best correlates better than this one"; NaN for the best and
-        where a metric is constant or fewer than 3 systems), ``n`` (systems) and ``verdict``
-        (:func:`comparison_verdict`; ``highest`` for the best). ``attrs``: ``n_permutations``, ``seed``.
-    """
-    method = STAT_METHODS[stat]
-    corr = {m: correlate(s, human, method, systems=systems) for m, s in scores.items()}
-    values = pd.Series({m: c.value for m, c in corr.items()}, dtype=float)
-    if values.isna().all():
-        best = next(iter(scores))
-    else:
-        best = values.index[int(np.nanargmax(values.to_numpy()))]
-    rows = []
-    for m, c in corr.items():
-        gap, p = values[best] - c.value, math.nan
-        if m != best:
-            try:
-                p = perm_both_systems(scores[m], scores[best], human, method, systems=systems,
-                                      n_permutations=n_permutations, seed=seed).pvalue
-            except ValueError:  # a constant metric or too few systems: no test
-                pass
-        verdict = Verdict.HIGHEST if m == best else comparison_verdict(gap, p, tie_margin(stat, c.n))
-        rows.append({"metric": m, "value": c.value, "best": best, "gap": gap, "p": p, "n": c.n, "verdict": str(verdict)})
-    df = pd.DataFrame(rows)
-    df.attrs.update(n_permutations=n_permutations, seed=seed)
-    return df
-
-
 @dataclass(frozen=True)
-class ComparisonGroup:
-    """One setting of :func:`versus_best` (language pair, systems, statistic): the highest metric
-    and the others by verdict, each as ``{metric, value, p}``."""
+class Highest:
+    """One setting (language pair, systems, statistic): every metric's correlation (``values``,
+    oriented; NaN where none is defined), the highest one (``best``, the first of equals in the
+    order of the scores; ``value`` NaN when no correlation is defined), and each other metric
+    compared with it (``tests``: ``(metric, best, Comparison)``, :func:`mtlib.significance.compare`
+    with the other metric as A and the highest as B)."""
 
     lp: str
     subset: str
@@ -264,33 +195,125 @@ class ComparisonGroup:
     stat: str
     best: str
     value: float
-    all_tied: bool
-    by_verdict: dict[str, list[dict]]
+    values: dict[str, float]
+    tests: list[tuple[str, str, Comparison]]
 
 
-def comparison_groups(tests: pd.DataFrame) -> list[ComparisonGroup]:
-    """The stacked :func:`versus_best` frames (columns ``lp``, ``subset``, ``stat`` added) as one
-    :class:`ComparisonGroup` per setting."""
-    out = []
-    for (lp, subset, stat), g in tests.groupby(["lp", "subset", "stat"], sort=False):
-        best = g[g.verdict == Verdict.HIGHEST].iloc[0]
-        by_verdict = {str(v): [{"metric": r.metric, "value": float(r.value),
-                                "p": None if math.isnan(r.p) else float(r.p)} for r in g[g.verdict == v].itertuples()]
-                      for v in Verdict if v != Verdict.HIGHEST}
-        out.append(ComparisonGroup(lp, subset, int(g["n"].max()), stat, best.metric, float(best.value),
-                                   len(by_verdict[Verdict.TIED]) == len(g) - 1, by_verdict))
+def versus_highest(scores: Mapping[str, Mapping[str, float]], human: Mapping[str, float | None], stat: str = "r", *,
+                   lp: str = "", subset: str = "all", systems: Sequence[str] | None = None,
+                   n_permutations: int = 1000, seed: int | None = None) -> Highest:
+    """Every metric against the one with the highest correlation, by the book's two-sided
+    PERM-BOTH (:func:`mtlib.significance.compare_systems`, systems swapped).
+
+    Args:
+        scores: metric -> system -> score, oriented (higher = better).
+        stat: ``r``, ``tau`` or ``rho``; lp, subset: the setting's names.
+        systems: the systems to use (None: every system with a human score).
+    """
+    method = STAT_METHODS[stat]
+    corr = {m: correlate(s, human, method, systems=systems) for m, s in scores.items()}
+    values = {m: float(c.value) for m, c in corr.items()}
+    defined = [m for m, v in values.items() if not math.isnan(v)]
+    best = max(defined, key=lambda m: values[m]) if defined else next(iter(scores))  # max: the first of equals
+    tests = [(m, best, compare_systems(scores[m], scores[best], human, method, systems=systems,
+                                       n_permutations=n_permutations, seed=seed)) for m in scores if m != best]
+    return Highest(lp, subset, max((c.n for c in corr.values()), default=0), stat, best, values[best], values, tests)
+
+
+def family_tests(settings: Sequence[Highest]) -> list[tuple[dict, str, str, str, Comparison]]:
+    """The settings' comparisons as :func:`mtbook.comparisons.family` takes them (setting
+    ``{lp, subset}``, A, B, the statistic as printed, the comparison), each pair of metrics of a
+    setting once (a comparison that two analyses of the page share is one test)."""
+    out, seen = [], set()
+    for h in settings:
+        for a, b, c in h.tests:
+            key = (h.lp, h.subset, h.stat, frozenset((a, b)))
+            if key not in seen:
+                seen.add(key)
+                out.append(({"lp": h.lp, "subset": h.subset}, a, b, STAT_LABELS[h.stat], c))
     return out
 
 
-def verdict_counts(tests: pd.DataFrame) -> dict[str, int]:
-    """How many comparisons with the highest metric got each verdict, with ``comparisons`` (all
-    of them), ``settings`` (language pair, systems and statistic) and ``within_margin`` (both
-    "about as much" verdicts)."""
-    others = tests[tests.verdict != Verdict.HIGHEST]
-    counts = {str(v): int((others.verdict == v).sum()) for v in Verdict if v != Verdict.HIGHEST}
-    counts.update(comparisons=len(others), settings=len(tests.groupby(["lp", "subset", "stat"])),
-                  within_margin=counts[Verdict.ABOUT_AS_MUCH] + counts[Verdict.ABOUT_AS_MUCH_SIGNIFICANT])
-    return counts
+def page_family(settings: Sequence[Highest]) -> list[Compared]:
+    """Every comparison of the page, Holm-adjusted together (:func:`mtbook.comparisons.family`)."""
+    return family(family_tests(settings))
+
+
+def find(rows: Sequence[Compared], lp: str, subset: str, stat: str, a: str, b: str) -> Compared | None:
+    """The family's comparison of metrics ``a`` and ``b`` (either way round) in one setting."""
+    for r in rows:
+        if (r.setting.get("lp"), r.setting.get("subset"), r.stat) == (lp, subset, STAT_LABELS[stat]) \
+                and {r.a, r.b} == {a, b}:
+            return r
+    return None
+
+
+@dataclass(frozen=True)
+class SettingWords:
+    """One setting of :func:`versus_highest` for the words: the highest metric and its value
+    (None: no correlation defined), whether every metric has that value (``all_tied``), and the
+    family's rows of the setting by verdict (keys: :class:`mtlib.significance.Verdict` values)."""
+
+    lp: str
+    subset: str
+    n: int
+    stat: str
+    best: str
+    value: float | None
+    all_tied: bool
+    by_verdict: dict[str, list[Compared]]
+
+
+def setting_words(settings: Sequence[Highest], rows: Sequence[Compared]) -> list[SettingWords]:
+    """:class:`SettingWords` per setting, the verdicts read from the page's family ``rows``."""
+    out = []
+    for h in settings:
+        mine = [find(rows, h.lp, h.subset, h.stat, a, b) for a, b, _ in h.tests]
+        by_verdict = {v.value: [r for r in mine if r is not None and r.verdict is v] for v in Verdict}
+        value = None if math.isnan(h.value) else h.value
+        out.append(SettingWords(h.lp, h.subset, h.n, h.stat, h.best, value,
+                                bool(mine) and len(by_verdict[Verdict.TIE.value]) == len(mine), by_verdict))
+    return out
+
+
+@dataclass(frozen=True)
+class Floor:
+    """The smallest p that a comparison over the ``n`` systems of one language pair's subset can
+    reach: ``exact`` = 2^-(n-1) (two-sided, every swap pattern enumerated) and ``mc``, that of the
+    seeded draws (their share of no swap or the full swap).
+    ``holm`` is the least its Holm-adjusted p could be in this family: a p below ``alpha`` is
+    multiplied by at least one plus the number of the family's p-values at or above ``alpha``
+    (``above``); ``possible``: whether that is below ``alpha``. ``n_tests``: the family's tested
+    comparisons over these systems."""
+
+    lp: str
+    subset: str
+    n: int
+    n_tests: int
+    exact: float
+    mc: float
+    above: int
+    holm: float
+    possible: bool
+
+
+def floors(settings: Sequence[Highest], rows: Sequence[Compared], *, alpha: float = ALPHA) -> list[Floor]:
+    """:class:`Floor` of each (language pair, subset) of the settings with 3 systems or more and a
+    tested comparison, in their order."""
+    above = sum(1 for r in rows if not math.isnan(r.p) and r.p >= alpha)
+    out = {}
+    for h in settings:
+        if (h.lp, h.subset) in out or h.n < 3:
+            continue
+        exact = 0.5 ** (h.n - 1)
+        mine = [r for r in rows if (r.setting.get("lp"), r.setting.get("subset")) == (h.lp, h.subset)
+                and not math.isnan(r.p)]
+        if not mine:
+            continue
+        mc = min(r.mc_floor for r in mine)
+        holm = min(1.0, min(exact, mc) * (1 + above))
+        out[(h.lp, h.subset)] = Floor(h.lp, h.subset, h.n, len(mine), exact, mc, above, holm, holm < alpha)
+    return list(out.values())
 
 
 # -- the paper's Table 2 and Figure 2 --------------------------------------------------------

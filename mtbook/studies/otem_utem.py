@@ -5,9 +5,10 @@ scores (Table 1).
 
 Correlations are *oriented*: ``signs`` turns each metric's score into "higher is better" (``-1``
 for Otem and Utem, where lower is better), so that a larger correlation always means closer to
-the humans. Every verdict that one metric agrees with the humans better or worse than another
-rests on the paired permutation test PERM-BOTH (:mod:`mtlib.significance`): a "more"/"less" (or
-"better"/"worse") verdict needs its one-sided p-value below ``alpha``.
+the humans. Every claim that one metric agrees with the humans better or worse than another is
+one comparison of the page's family (:func:`mtbook.comparisons.family`): the two-sided paired
+permutation test PERM-BOTH (:func:`mtlib.significance.compare`, systems resampled), Holm-adjusted
+over every test the page runs, its verdict taken on the adjusted p.
 """
 
 from __future__ import annotations
@@ -21,14 +22,15 @@ import pandas as pd
 
 from mtlib.data import load_evalset
 from mtlib.mqm import MQM_ERROR_FILES
-from mtlib.significance import perm_both
-from mtlib.testsets import source
+from mtbook.comparisons import Compared
+from mtlib.significance import Comparison, Verdict, compare
+from mtbook.testsets import source
 
 __all__ = ["data_line", "check_parameters", "ORIGINALS", "setting_label", "is_original", "human_standing",
            "standing_by_setting", "Place", "place", "fig2_findings", "mp_directions", "has_original", "MQM_PAIRS",
-           "agreements", "error_totals", "mqm_tests", "mqm_findings", "mqm_summary", "versus_tests", "versus_table",
-           "Word", "versus_findings", "correlations", "rank_moves", "biggest_move", "variant_findings",
-           "median_ratio", "without_lowest"]
+           "agreements", "error_totals", "mqm_tests", "error_ranges", "tests_frame", "mqm_findings", "mqm_summary",
+           "TABLE_STATS", "versus_tests", "versus_findings", "family_floor", "correlations", "rank_moves",
+           "biggest_move", "variant_findings", "median_ratio", "without_lowest"]
 
 MQM_PAIRS = (("Addition", "OTEM-2"), ("Omission", "UTEM-4"))  # the error kind each metric should track
 
@@ -162,22 +164,19 @@ def has_original(human_translations: Sequence[tuple[str, ...]]) -> bool:
     return any(tuple(x) in ORIGINALS for x in human_translations)
 
 
-# -- PERM-BOTH --------------------------------------------------------------------------------------
+# -- PERM-BOTH, the book's comparisons ----------------------------------------------------------------
 
-def _oriented_test(base: Sequence[float], metric: Sequence[float], human: Sequence[float], method: str,
-                   n_permutations: int, seed: int | None) -> tuple[float, float]:
-    """(gap, p): oriented correlation of ``metric`` minus that of ``base`` with ``human``, and the
-    one-sided PERM-BOTH p-value of the observed direction ("metric more" if gap ≥ 0, else
-    "metric less"); (NaN, NaN) where no correlation is defined (a constant series)."""
-    try:
-        more = perm_both(base, metric, human, method, n_permutations=n_permutations, seed=seed)
-        if math.isnan(more.delta):
-            return math.nan, math.nan
-        if more.delta >= 0:
-            return more.delta, more.pvalue
-        return more.delta, perm_both(metric, base, human, method, n_permutations=n_permutations, seed=seed).pvalue
-    except ValueError:  # a constant metric or fewer than three judged items: no test
-        return math.nan, math.nan
+def _compare(base: Sequence[float], metric: Sequence[float], human: Sequence[float], method: str,
+             n_permutations: int, seed: int | None) -> Comparison:
+    """:func:`mtlib.significance.compare` of ``metric`` (B) against ``base`` (A), both oriented,
+    two-sided, systems resampled; ``untested`` where the human scores are constant (no correlation
+    is defined: every system has the same error rate)."""
+    h = np.asarray(human, float)
+    if len(h) >= 3 and np.ptp(h[~np.isnan(h)]) == 0:
+        return Comparison(math.nan, math.nan, math.nan, math.nan, "two-sided", len(h), len(h), "system", math.nan,
+                          math.nan, method, n_permutations, seed,
+                          f"the human scores are constant on the {len(h)} systems; no correlation")
+    return compare(base, metric, human, method, unit="system", n_permutations=n_permutations, seed=seed)
 
 
 # -- Figures 3-4: agreement with MQM additions and omissions ----------------------------------------
@@ -209,30 +208,44 @@ def error_totals(ted_corr: pd.DataFrame, *, baseline: str = "BLEU") -> list[dict
 
 
 def mqm_tests(ted: Mapping[str, Mapping[str, Any]], signs: Mapping[str, int], *, pairs=MQM_PAIRS,
-              baseline: str = "BLEU", n_permutations: int = 1000, seed: int | None = None) -> pd.DataFrame:
-    """Each metric against the baseline on its error kind, per set: PERM-BOTH on Pearson's r.
+              baseline: str = "BLEU", n_permutations: int = 1000, seed: int | None = None) -> list[tuple]:
+    """Each metric against the baseline on its error kind, per set: PERM-BOTH on Pearson's r,
+    two-sided, systems resampled (:func:`mtlib.significance.compare`).
 
     ``ted``: set name -> ``systems``, ``stats`` (metric name -> object with ``system_scores()``)
     and ``counts`` (error kind -> system -> errors per segment). The human score of a system is
     minus its errors per segment (fewer errors is better), so agreement r is positive when a
-    metric calls the systems with more errors worse. Returns one row per (lp, errors, metric):
-    ``agreement`` and ``BASELINE agreement`` (oriented r), ``gap`` (their difference), ``p``
-    (one-sided p of the observed direction; NaN: not tested), ``fewest``/``most`` errors of
-    one system."""
-    rows = []
+    metric calls the systems with more such errors worse. Returns the page family's entries
+    (:func:`mtbook.comparisons.family`), one per (set, error kind): ``({"analysis": "MQM
+    additions", "data": set}, baseline, metric, "agreement r", comparison)``; untested where no
+    correlation is defined (every system has the same error rate)."""
+    entries = []
     for lp, t in ted.items():
         systems = list(t["systems"])
         for signal, metric in pairs:
-            errors = {s: np.asarray(t["counts"][signal][s], float) for s in systems}
-            human = [-errors[s].mean() for s in systems]
+            human = [-np.asarray(t["counts"][signal][s], float).mean() for s in systems]
             x = {m: [signs[m] * t["stats"][m].system_scores()[s] for s in systems] for m in (metric, baseline)}
-            gap, p = _oriented_test(x[baseline], x[metric], human, "pearson", n_permutations, seed)
-            corr = {m: pd.Series(x[m]).corr(pd.Series(human)) for m in x}
-            rows.append({"lp": lp, "errors": signal, "metric": metric, "agreement": corr[metric],
-                         f"{baseline} agreement": corr[baseline], "gap": gap, "p": p,
-                         "fewest": int(min(v.sum() for v in errors.values())),
-                         "most": int(max(v.sum() for v in errors.values()))})
-    return pd.DataFrame(rows)
+            entries.append(({"analysis": f"MQM {signal.lower()}s", "data": lp}, baseline, metric, "agreement r",
+                            _compare(x[baseline], x[metric], human, "pearson", n_permutations, seed)))
+    return entries
+
+
+def error_ranges(ted: Mapping[str, Mapping[str, Any]], *, pairs=MQM_PAIRS) -> list[dict]:
+    """The fewest and most errors of one system, per set and error kind of :func:`mqm_tests`, in
+    its order: ``{lp, errors, fewest, most}``."""
+    out = []
+    for lp, t in ted.items():
+        for signal, _ in pairs:
+            totals = [float(np.sum(t["counts"][signal][s])) for s in t["systems"]]
+            out.append({"lp": lp, "errors": signal, "fewest": int(min(totals)), "most": int(max(totals))})
+    return out
+
+
+def tests_frame(entries: Sequence[tuple]) -> pd.DataFrame:
+    """A part of the page's tests as a table before the family is adjusted: the setting, A, B,
+    both correlations, B − A and the raw two-sided p (Holm p and verdict: the page's family)."""
+    return pd.DataFrame([{**setting, "A": a, "B": b, "stat": stat, "corr A": c.corr_a, "corr B": c.corr_b,
+                          "B − A": c.delta, "p": c.p} for setting, a, b, stat, c in entries])
 
 
 def _sign_of(row: pd.Series) -> str:
@@ -240,112 +253,77 @@ def _sign_of(row: pd.Series) -> str:
     return "above" if row["low"] > 0 else "below" if row["high"] < 0 else "zero"
 
 
-def mqm_findings(ted_corr: pd.DataFrame, tests: pd.DataFrame, *, baseline: str = "BLEU", few_errors: int = 5,
-                 alpha: float = 0.05) -> list[dict]:
-    """One finding per :func:`mqm_tests` row: its set, error kind, fewest and most errors of one
-    system, where the metric's and the baseline's bootstrap intervals (``ted_corr``) lie against
-    zero (``own``, ``base``: ``above``/``below``/``zero``), the PERM-BOTH gap and p (None: not
-    tested), ``significant`` (p < ``alpha``) and ``few`` (no system has more than ``few_errors``
-    errors)."""
+def mqm_findings(ted_corr: pd.DataFrame, rows: Sequence[Compared], ranges: Sequence[Mapping], *,
+                 baseline: str = "BLEU", few_errors: int = 5) -> list[dict]:
+    """One finding per MQM comparison (``rows``: the page family's rows of :func:`mqm_tests`, in
+    its order; ``ranges``: :func:`error_ranges`): its set, error kind, fewest and most errors of
+    one system, where the metric's and the baseline's bootstrap intervals (``ted_corr``) lie
+    against zero (``own``, ``base``: ``above``/``below``/``zero``), the comparison ``c`` (raw and
+    Holm p, verdict) and ``few`` (no system has more than ``few_errors`` errors)."""
     out = []
-    for t in tests.to_dict("records"):
-        tested = not math.isnan(t["p"])
-        out.append({"lp": t["lp"], "errors": t["errors"], "metric": t["metric"], "fewest": t["fewest"],
-                    "most": t["most"], "own": _sign_of(_row(ted_corr, t["lp"], t["errors"], t["metric"])),
-                    "base": _sign_of(_row(ted_corr, t["lp"], t["errors"], baseline)),
-                    "gap": float(t["gap"]) if tested else None, "p": float(t["p"]) if tested else None,
-                    "significant": tested and t["p"] < alpha, "few": t["most"] <= few_errors})
+    for c, r in zip(rows, ranges, strict=True):
+        lp, signal, metric = r["lp"], r["errors"], c.b
+        out.append({"lp": lp, "errors": signal, "metric": metric, "fewest": r["fewest"], "most": r["most"],
+                    "own": _sign_of(_row(ted_corr, lp, signal, metric)),
+                    "base": _sign_of(_row(ted_corr, lp, signal, baseline)), "c": c, "few": r["most"] <= few_errors})
     return out
 
 
-def mqm_summary(ted_corr: pd.DataFrame, tests: pd.DataFrame, *, baseline: str = "BLEU", few_errors: int = 5,
-                alpha: float = 0.05) -> dict:
-    """The conclusion's line as data: the analyses whose agreement interval lies above zero
-    (``above``: ``{metric, lp, errors, baseline_too}``); those where PERM-BOTH finds Otem or Utem
-    ``better`` or ``worse`` than the baseline (p < ``alpha``), each with its p, its own interval
-    where that includes zero (``zero_interval``) and its most errors where no system has more than
-    ``few_errors`` (``few``); the rest's p-values; and the untested analyses."""
-    def label(t):
-        return {"metric": t["metric"], "lp": t["lp"], "errors": t["errors"]}
-
-    def tested(t):
-        own = _row(ted_corr, t["lp"], t["errors"], t["metric"])
-        zero = own["low"] <= 0 <= own["high"]
-        return label(t) | {"p": float(t["p"]), "zero_interval": [float(own["low"]), float(own["high"])] if zero else None,
-                           "few": t["most"] if t["most"] <= few_errors else None}
-
-    above = [label(t) | {"baseline_too": bool(_row(ted_corr, t["lp"], t["errors"], baseline)["low"] > 0)}
-             for t in tests.to_dict("records") if _row(ted_corr, t["lp"], t["errors"], t["metric"])["low"] > 0]
-    done = tests[tests.p.notna()]
-    sig, rest = done[done.p < alpha], done[done.p >= alpha]
-    return {"above": above, "better": [tested(t) for t in sig[sig.gap > 0].to_dict("records")],
-            "worse": [tested(t) for t in sig[sig.gap < 0].to_dict("records")],
-            "rest": [float(p) for p in rest.p], "n_tested": len(done),
-            "untested": [label(t) for t in tests[tests.p.isna()].to_dict("records")]}
+def mqm_summary(ted_corr: pd.DataFrame, rows: Sequence[Compared], ranges: Sequence[Mapping], *,
+                baseline: str = "BLEU", few_errors: int = 5) -> dict:
+    """The conclusion's line on Figures 3–4 as counts: the analyses (``n``), those tested, those
+    where Otem or Utem correlates ``better`` or ``worse`` than the baseline on the Holm-adjusted
+    p, those whose agreement interval lies above zero (``above``; ``above_both``: the baseline's
+    too), and the significant ones that rest on few errors (``few``: ``{metric, lp, errors, most}``
+    where no system has more than ``few_errors``)."""
+    pairs = list(zip(rows, ranges, strict=True))
+    above = [_row(ted_corr, r["lp"], r["errors"], c.b)["low"] > 0 for c, r in pairs]
+    above_both = [a and _row(ted_corr, r["lp"], r["errors"], baseline)["low"] > 0 for a, (_, r) in zip(above, pairs)]
+    significant = [(c, r) for c, r in pairs if c.verdict in (Verdict.B_BETTER, Verdict.A_BETTER)]
+    return {"n": len(rows), "tested": sum(c.verdict is not Verdict.UNTESTED for c in rows),
+            "better": sum(c.verdict is Verdict.B_BETTER for c in rows),
+            "worse": sum(c.verdict is Verdict.A_BETTER for c in rows),
+            "above": sum(above), "above_both": sum(above_both),
+            "few": [{"metric": c.b, "lp": r["lp"], "errors": r["errors"], "most": r["most"]} for c, r in significant
+                    if r["most"] <= few_errors]}
 
 
 # -- Table 1: the metrics against BLEU on the human system scores ---------------------------------
 
-def versus_tests(table: pd.DataFrame, metric: str, signs: Mapping[str, int], *, baseline: str = "BLEU",
-                 human: str = "human", r_tie: float = 0.02, n_permutations: int = 1000,
-                 seed: int | None = None) -> pd.DataFrame:
-    """``metric`` against ``baseline`` on Pearson's r and Kendall's τ (tau-b) with the human score.
-
-    Returns one row per statistic (index ``r``, ``τ``): ``agreement`` and ``BASELINE agreement``,
-    the oriented correlations; ``gap``, their difference; ``tie``, the "about as much as" margin
-    (``r_tie`` in r; 1.5 swapped pairs of systems in τ, one swap moving τ by 2/C(n,2)); ``p``,
-    the one-sided PERM-BOTH p-value of the observed direction (NaN: not tested)."""
-    pair = 4 / (len(table) * (len(table) - 1))
-    rows = {}
-    for stat, method, tie in [("r", "pearson", r_tie), ("τ", "kendall", 1.5 * pair)]:
-        m, b = (signs[c] * table[c].corr(table[human], method=method) for c in (metric, baseline))
-        p = _oriented_test(signs[baseline] * table[baseline], signs[metric] * table[metric], table[human], method,
-                           n_permutations, seed)[1]
-        rows[stat] = {"agreement": m, f"{baseline} agreement": b, "gap": m - b, "tie": tie, "p": p}
-    return pd.DataFrame.from_dict(rows, orient="index")
+TABLE_STATS = (("oriented r", "pearson"), ("oriented τ", "kendall"))
 
 
-def versus_table(table: pd.DataFrame, metrics: Sequence[str], signs: Mapping[str, int], *, baseline: str = "BLEU",
-                 human: str = "human", n_permutations: int = 1000, seed: int | None = None) -> pd.DataFrame:
-    """:func:`versus_tests` of each of ``metrics``, indexed by (metric, statistic)."""
-    return pd.concat({m: versus_tests(table, m, signs, baseline=baseline, human=human, n_permutations=n_permutations,
-                                      seed=seed) for m in metrics}, names=["metric", "statistic"])
+def versus_tests(table: pd.DataFrame, metrics: Sequence[str], signs: Mapping[str, int], *, data: str = "",
+                 baseline: str = "BLEU", human: str = "human", n_permutations: int = 1000,
+                 seed: int | None = None) -> list[tuple]:
+    """Each of ``metrics`` against ``baseline`` on the human system score, on Pearson's r and
+    Kendall's τ (tau-b), both oriented (``signs``): two-sided PERM-BOTH, systems resampled. Returns
+    the page family's entries: ``({"analysis": "Table 1 human score", "data": data}, baseline,
+    metric, "oriented r" or "oriented τ", comparison)``."""
+    return [({"analysis": "Table 1 human score", "data": data}, baseline, m, stat,
+             _compare(signs[baseline] * table[baseline], signs[m] * table[m], table[human], method, n_permutations,
+                      seed))
+            for m in metrics for stat, method in TABLE_STATS]
 
 
-class Word(enum.StrEnum):
-    """How a metric agrees with the human score against the baseline, on one statistic."""
-
-    ABOUT = "about as much as"  # within the tie margin, whatever p
-    MORE = "more than"  # beyond the margin, PERM-BOTH p < alpha (or not tested)
-    LESS = "less than"
-    NOT_SIG_MORE = "not significantly more than"
-    NOT_SIG_LESS = "not significantly less than"
-
-
-def _word(gap: float, tie: float, p: float, alpha: float) -> Word:
-    if abs(gap) <= tie:
-        return Word.ABOUT
-    if math.isnan(p) or p < alpha:
-        return Word.MORE if gap > 0 else Word.LESS
-    return Word.NOT_SIG_MORE if gap > 0 else Word.NOT_SIG_LESS
+def versus_findings(rows: Sequence[Compared]) -> list[dict]:
+    """The Table 1 comparisons (the page family's rows of :func:`versus_tests`) per metric:
+    ``{metric, same, stats: [row, ...]}`` (``same``: every statistic has the same verdict)."""
+    out: dict[str, list[Compared]] = {}
+    for c in rows:
+        out.setdefault(c.b, []).append(c)
+    return [{"metric": m, "same": len({c.verdict for c in cs}) == 1, "stats": cs} for m, cs in out.items()]
 
 
-def versus_findings(versus: pd.DataFrame, *, alpha: float = 0.05) -> list[dict]:
-    """Per metric of a :func:`versus_table`, per statistic: the :class:`Word`, the size of the gap,
-    its p (None: not tested) and ``tie_significant`` (within the margin, yet p < ``alpha``: the
-    direction is then named), and ``same`` (both statistics have the same word and nothing to
-    name): ``{metric, same, stats: [{stat, word, gap, ahead, p, tie_significant}]}``."""
-    out = []
-    for m in dict.fromkeys(versus.index.get_level_values(0)):
-        stats = []
-        for stat, r in versus.loc[m].iterrows():
-            p = None if math.isnan(r.p) else float(r.p)
-            stats.append({"stat": stat, "word": _word(r.gap, r.tie, r.p, alpha), "gap": abs(float(r.gap)),
-                          "ahead": bool(r.gap > 0), "p": p,
-                          "tie_significant": bool(abs(r.gap) <= r.tie and p is not None and p < alpha)})
-        plain = not any(s["tie_significant"] for s in stats)
-        out.append({"metric": m, "same": plain and stats[0]["word"] == stats[1]["word"], "stats": stats})
-    return out
+def family_floor(rows: Sequence[Compared]) -> dict | None:
+    """The tested comparison over the fewest units, for the sentence on what the page's p-values
+    can reach: ``{n_units, unit, exact_floor}`` (``exact_floor``: 2^-(n-1), below which no
+    two-sided p can fall over n units); None when nothing was tested."""
+    tested = [c for c in rows if c.verdict is not Verdict.UNTESTED]
+    if not tested:
+        return None
+    c = min(tested, key=lambda c: c.n_units)
+    return {"n_units": c.n_units, "unit": c.unit, "exact_floor": c.exact_floor}
 
 
 def correlations(table: pd.DataFrame, metrics: Sequence[str], *, human: str = "human",

@@ -7,19 +7,19 @@ words quote (the chapter's Markdown templates put them into sentences):
 * the data: :func:`folder_label`, :func:`source_findings`, :func:`data_findings`,
   :func:`overview_table`, the top systems (:func:`top_subset`) and how close they are
   (:func:`closeness`);
-* claims that one metric correlates better than another, each with PERM-BOTH's one-sided
-  p-value (:mod:`mtlib.significance`): :func:`leader_tests` (system level),
+* claims that one metric correlates better than another: :func:`leader_tests` (system level),
   :func:`segment_leader_test` (segment level, pooled), :func:`da_comparison` (DA-BERTScore
-  against BERTScore); :func:`mtlib.significance.min_pvalue` is the floor no test over ``n``
-  systems can go below, so that the words can say when no difference can be significant
-  (:func:`floors`);
-* the closing summary's findings, one per analysis: :func:`leaders`, :func:`top_taus`,
-  :func:`bootstrap_findings`, :func:`segment_findings`, :func:`da_findings`,
+  against BERTScore), each a two-sided PERM-BOTH test (:func:`mtlib.significance.compare`), and
+  :func:`page_findings`, which Holm-adjusts them together as the page's one family
+  (:func:`mtbook.comparisons.family`) and hands each part its rows; :func:`floor` is the p that
+  no test over ``n`` systems can go below, so that the words can say when no difference can be
+  significant;
+* the closing summary's other findings: :func:`top_taus`, :func:`bootstrap_findings`,
   :func:`random_subset_findings`.
 
 Correlations are *oriented*: a lower-is-better metric (TER) is negated first, so that a higher
-value always means closer agreement with the human scores. Metric values are compared after
-rounding to 3 decimals, as printed: equal printed values are a tie, not a lead.
+value always means closer agreement with the human scores. Two equal correlations are a tie
+(exactly equal, not equal once rounded), not a lead.
 """
 
 from __future__ import annotations
@@ -33,14 +33,15 @@ import pandas as pd
 
 from mtlib.correlation import top_systems
 from mtlib.data import EvalSet
-from mtlib.significance import min_pvalue, perm_both, perm_both_systems
+from mtbook import comparisons
+from mtlib.significance import ALPHA, Verdict, compare, compare_systems
 
-__all__ = ["STAT_METHODS", "ALPHA", "folder_label", "source_findings", "data_findings", "overview_table",
-           "top_subset", "closeness", "floors", "leader_tests", "leaders", "top_taus", "bootstrap_findings",
-           "segment_leader_test", "segment_findings", "da_comparison", "da_findings", "random_subset_findings"]
+__all__ = ["STAT_METHODS", "STAT_LABELS", "folder_label", "source_findings", "data_findings", "overview_table",
+           "top_subset", "closeness", "floor", "leader_tests", "leaders_frame", "top_taus", "bootstrap_findings",
+           "segment_leader_test", "da_comparison", "page_findings", "random_subset_findings"]
 
 STAT_METHODS = {"r": "pearson", "tau": "kendall", "rho": "spearman"}
-ALPHA = 0.05  # the level a "significant" difference is read at
+STAT_LABELS = {"r": "$r$", "tau": "τ", "rho": "ρ"}  # as the page writes each statistic
 
 
 # -- the data ---------------------------------------------------------------------------------
@@ -128,15 +129,13 @@ def closeness(human: Mapping[str, float | None] | None, top: Sequence[str] | Non
                       for _, a, b in pairs]}
 
 
-# -- significance -------------------------------------------------------------------------------
+# -- significance: one family of two-sided PERM-BOTH tests per page ----------------------------------
 
-def floors(n: int, *, n_permutations: int = 1000, seed: int | None = None) -> dict:
-    """What the p-values of this folder's system-level tests can reach: the floor over its ``n``
-    systems (None under three) and over three (:func:`mtlib.significance.min_pvalue`), with the
-    level ``alpha`` that a floor at or above it makes unreachable."""
-    return {"n": n, "here": min_pvalue(n, n_permutations=n_permutations, seed=seed) if n >= 3 else None,
-            "three": min_pvalue(3, n_permutations=n_permutations, seed=seed), "alpha": ALPHA,
-            "n_permutations": n_permutations}
+def floor(n: int) -> dict:
+    """What a two-sided PERM-BOTH p over ``n`` systems can reach: ``exact``, 2^-(n-1) (no swap and
+    the full swap both reproduce the observed difference; None under three systems, where nothing
+    is tested), with ``alpha``, the level that a floor at or above it makes unreachable."""
+    return {"n": n, "exact": 0.5 ** (n - 1) if n >= 3 else None, "alpha": ALPHA}
 
 
 def _oriented(scores: Mapping[str, Mapping[str, float]], lower_is_better: Iterable[str]
@@ -145,19 +144,19 @@ def _oriented(scores: Mapping[str, Mapping[str, float]], lower_is_better: Iterab
     return {m: {s: (-v if m in flip else v) for s, v in sc.items()} for m, sc in scores.items()}
 
 
-def _test(a: Mapping[str, float], b: Mapping[str, float], human: Mapping[str, float | None], method: str,
-          systems: Sequence[str] | None, n_permutations: int, seed: int | None) -> tuple[float, str]:
-    """(p of "b correlates better than a", "") or (NaN, why it was not tested)."""
-    try:
-        return perm_both_systems(a, b, human, method, systems=systems, n_permutations=n_permutations,
-                                 seed=seed).pvalue, ""
-    except ValueError as err:
-        return math.nan, str(err).removeprefix("perm_both: ")
+def _leaders(values: Mapping[str, float]) -> tuple[list[str], str | None]:
+    """The metrics with the highest value (more than one: an exact tie) and the best other one."""
+    col = pd.Series(values, dtype=float).dropna()
+    if not len(col):
+        return [], None
+    top = list(col.index[col >= col.max() - 1e-12])
+    rest = col.drop(index=top).sort_values(ascending=False, kind="stable")
+    return top, (rest.index[0] if len(rest) else None)
 
 
 def leader_tests(table: pd.DataFrame, scores: Mapping[str, Mapping[str, float]], human: Mapping[str, float | None],
                  *, subset: str = "all", systems: Sequence[str] | None = None, lower_is_better: Iterable[str] = (),
-                 n_permutations: int = 1000, seed: int | None = None) -> pd.DataFrame:
+                 n_permutations: int = 1000, seed: int | None = None) -> list[dict]:
     """For each statistic, which metric leads and whether its lead over the next one holds.
 
     Args:
@@ -167,51 +166,45 @@ def leader_tests(table: pd.DataFrame, scores: Mapping[str, Mapping[str, float]],
         lower_is_better: metrics negated before the test, as in ``correlation_table``.
 
     Returns:
-        One row per statistic (index ``r``, ``tau``, ``rho``): ``leaders`` (the metrics with the
-        highest value to 3 decimals: more than one is a tie), ``value``, ``next`` (the best
-        other metric; None when there is none), ``next value``, ``p`` (PERM-BOTH, one-sided, that
-        the first leader correlates better than ``next``; NaN when not tested), ``note`` (why
-        not), ``n`` (systems) and ``floor`` (:func:`mtlib.significance.min_pvalue` over them).
+        One dict per statistic (``r``, ``tau``, ``rho``): ``leaders`` (the metrics with the
+        highest value: more than one is an exact tie), ``value``, ``next`` (the best other metric;
+        None when there is none), ``next_value``, ``n`` (systems), ``note`` (why nothing is
+        tested) and ``entry``: the page family's entry (:func:`mtbook.comparisons.family`) of the
+        two-sided PERM-BOTH test of the first leader (B) against ``next`` (A), or None.
     """
     oriented = _oriented(scores, lower_is_better)
     n = len(systems) if systems is not None else len(_scored(human))
-    floor = min_pvalue(n, n_permutations=n_permutations, seed=seed)
-    wide = table[table.subset == subset].pivot_table(index="metric", columns="stat", values="value").round(3)
-    rows = {}
+    wide = table[table.subset == subset].pivot_table(index="metric", columns="stat", values="value")
+    out = []
     for stat, method in STAT_METHODS.items():
-        col = wide[stat].dropna()
-        leaders = list(col.index[col == col.max()]) if len(col) else []
-        rest = col.drop(index=leaders).sort_values(ascending=False, kind="stable")
-        row = {"leaders": leaders, "value": col.max() if len(col) else math.nan,
-               "next": rest.index[0] if len(rest) else None, "next value": rest.iloc[0] if len(rest) else math.nan,
-               "p": math.nan, "note": "no other metric" if len(col) else "undefined", "n": n, "floor": floor}
-        if len(rest):
-            row["p"], row["note"] = _test(oriented[row["next"]], oriented[leaders[0]], human, method, systems,
-                                          n_permutations, seed)
-        rows[stat] = row
-    return pd.DataFrame.from_dict(rows, orient="index")
+        col = wide[stat].dropna() if stat in wide else pd.Series(dtype=float)
+        leaders, nxt = _leaders(col.to_dict())
+        entry = None
+        if nxt is not None:
+            entry = ({"analysis": "leading metric", "level": "system", "systems": f"{subset} ({n})"}, nxt, leaders[0],
+                     STAT_LABELS[stat], compare_systems(oriented[nxt], oriented[leaders[0]], human, method,
+                                                        systems=systems, n_permutations=n_permutations, seed=seed))
+        out.append({"stat": stat, "leaders": leaders, "value": float(col.max()) if len(col) else math.nan,
+                    "next": nxt, "next_value": float(col[nxt]) if nxt is not None else math.nan, "n": n,
+                    "note": "" if nxt is not None else "no other metric" if len(col) else "undefined", "entry": entry})
+    return out
 
 
-def leaders(tests: pd.DataFrame) -> dict:
-    """The leader of each statistic over all systems (``tests``: :func:`leader_tests`) as data:
-    ``stats`` (``{stat, leaders, value, next, next_value, p, note}``; ``p`` None when not tested),
-    ``agree`` (every statistic has the same leaders), ``tested`` (some statistic has a next metric),
-    ``n`` and ``floor``."""
-    rows = [{"stat": stat, "leaders": list(row["leaders"]), "value": float(row["value"]),
-             "next": row["next"] if isinstance(row["next"], str) else None,
-             "next_value": float(row["next value"]), "p": None if math.isnan(row["p"]) else float(row["p"]),
-             "note": row["note"]} for stat, row in tests.iterrows()]
-    return {"stats": rows, "agree": len({tuple(r["leaders"]) for r in rows}) == 1,
-            "tested": any(r["next"] for r in rows), "n": int(tests["n"].iloc[0]), "floor": float(tests["floor"].iloc[0])}
+def leaders_frame(tests: Sequence[Mapping]) -> pd.DataFrame:
+    """:func:`leader_tests` as a table: leaders, value, next, next value and the raw two-sided p."""
+    return pd.DataFrame({t["stat"]: {"leaders": ", ".join(t["leaders"]), "value": t["value"], "next": t["next"],
+                                     "next value": t["next_value"],
+                                     "p": t["entry"][-1].p if t["entry"] else math.nan, "n": t["n"]} for t in tests}
+                        ).T
 
 
-def top_taus(table: pd.DataFrame, top: Sequence[str], floor: float) -> dict:
+def top_taus(table: pd.DataFrame, top: Sequence[str]) -> dict:
     """Kendall's τ of each metric over the top systems, how much one swapped pair moves it
-    (``step``) and the floor of PERM-BOTH's p over them (``floor``: :func:`mtlib.significance.min_pvalue`)."""
+    (``step``) and what a two-sided PERM-BOTH p over them can reach (``floor``: :func:`floor`)."""
     k = len(top)
     t = table[(table.stat == "tau") & (table.subset == "top")].set_index("metric")["value"]
     return {"k": k, "taus": [{"metric": m, "value": float(v)} for m, v in t.items()], "step": 2 / (k * (k - 1) / 2),
-            "floor": floor}
+            "floor": floor(k)}
 
 
 def bootstrap_findings(boot: pd.DataFrame) -> dict:
@@ -235,48 +228,38 @@ def bootstrap_findings(boot: pd.DataFrame) -> dict:
 def segment_leader_test(seg_scores: Mapping[str, Mapping[str, Sequence[float]]],
                         human_seg: Mapping[str, Sequence[float | None]], values: Mapping[str, float], *,
                         method: str = "kendall", n_permutations: int = 1000, seed: int | None = None) -> dict:
-    """PERM-BOTH at segment level, pooled over the judged (system, segment) pairs: does the metric
-    with the highest ``values`` (to 3 decimals) correlate better than the next one?
+    """PERM-BOTH at segment level, pooled over the judged (system, segment) pairs, two-sided, each
+    pair's two scores swapped on its own (``unit="segment"``): does the metric with the highest
+    ``values`` correlate better than the next one?
 
     Args:
         seg_scores: metric -> system -> segment scores, oriented (higher = better).
         human_seg: system -> segment human scores (None: not judged); its systems are used.
-        values: metric -> the pooled correlation shown (decides leader and next).
+        values: metric -> the pooled correlation shown (decides leader and next; equal values tie).
 
     Returns:
-        ``{"leaders", "next", "p", "n", "note"}``; ``p`` NaN (with ``note``) when not tested.
+        ``{"taus", "leaders", "next", "note", "entry"}``: ``taus`` the ``values``, ``entry`` the
+        page family's entry of the leader (B) against ``next`` (A), None without a next metric.
     """
-    col = pd.Series(values, dtype=float).round(3).dropna()
-    leaders = list(col.index[col == col.max()])
-    rest = col.drop(index=leaders).sort_values(ascending=False, kind="stable")
-    out = {"leaders": leaders, "next": rest.index[0] if len(rest) else None, "p": math.nan, "n": 0,
-           "note": "no other metric"}
-    if out["next"] is None:
+    leaders, nxt = _leaders(values)
+    out = {"taus": [{"metric": m, "value": float(v)} for m, v in values.items()], "leaders": leaders, "next": nxt,
+           "note": "" if nxt else "no other metric", "entry": None}
+    if nxt is None:
         return out
     systems = list(human_seg)
-    a = np.concatenate([np.asarray(seg_scores[out["next"]][s], float) for s in systems])
+    a = np.concatenate([np.asarray(seg_scores[nxt][s], float) for s in systems])
     b = np.concatenate([np.asarray(seg_scores[leaders[0]][s], float) for s in systems])
     h = [v for s in systems for v in human_seg[s]]
-    try:
-        res = perm_both(a, b, h, method, n_permutations=n_permutations, seed=seed)
-        out.update(p=res.pvalue, n=res.n, note="")
-    except ValueError as err:
-        out["note"] = str(err).removeprefix("perm_both: ")
+    out["entry"] = ({"analysis": "leading metric", "level": "segment", "systems": f"all ({len(systems)})"}, nxt,
+                    leaders[0], STAT_LABELS["tau" if method == "kendall" else "r"],
+                    compare(a, b, h, method, unit="segment", n_permutations=n_permutations, seed=seed))
     return out
-
-
-def segment_findings(seg_table: pd.DataFrame, test: Mapping) -> dict:
-    """Each metric's pooled segment-level Kendall τ, and the leader's test (:func:`segment_leader_test`)."""
-    return {"taus": [{"metric": m, "value": float(v)} for m, v in seg_table["kendall"].items()],
-            "leaders": list(test["leaders"]), "next": test["next"] if isinstance(test["next"], str) else None,
-            "p": None if math.isnan(test["p"]) else float(test["p"]), "n": int(test["n"]), "note": test["note"]}
 
 
 def da_comparison(da_table: pd.DataFrame, bertscore: Mapping[str, float], da: Mapping[str, Mapping[str, float]],
                   human: Mapping[str, float | None], top: Sequence[str] | None, *, n_permutations: int = 1000,
-                  seed: int | None = None) -> pd.DataFrame:
-    """DA-BERTScore against BERTScore on each subset and statistic, with PERM-BOTH's one-sided p
-    that the one ahead correlates better.
+                  seed: int | None = None) -> list[dict]:
+    """DA-BERTScore (B) against BERTScore (A) on each subset and statistic: two-sided PERM-BOTH.
 
     Args:
         da_table: ``correlation_table`` rows of ``BERTScore`` and ``DA-BERTScore`` per subset.
@@ -285,9 +268,9 @@ def da_comparison(da_table: pd.DataFrame, bertscore: Mapping[str, float], da: Ma
         top: the top systems (None: no ``top`` subset).
 
     Returns:
-        Rows (subset, stat): ``DA``, ``BERTScore`` (values), ``ahead`` (``DA-BERTScore``,
-        ``BERTScore`` or ``tied`` to 3 decimals), ``p`` (NaN when tied or not tested), ``note``,
-        ``n`` (systems) and ``floor`` (:func:`mtlib.significance.min_pvalue` over them).
+        One dict per (subset, stat): ``subset``, ``stat``, ``n`` (systems), ``da`` and
+        ``bertscore`` (the table's values) and ``entry`` (the page family's entry; an exact tie
+        is a tie, and fewer than three systems leave it untested).
     """
     dv = da_table.set_index(["subset", "metric", "stat"])["value"]
     rows = []
@@ -295,34 +278,62 @@ def da_comparison(da_table: pd.DataFrame, bertscore: Mapping[str, float], da: Ma
         if subset not in da or (subset == "top" and not top):
             continue
         n = len(systems) if systems is not None else len(_scored(human))
-        floor = min_pvalue(n, n_permutations=n_permutations, seed=seed)
         for stat, method in STAT_METHODS.items():
-            a, b = dv[(subset, "DA-BERTScore", stat)], dv[(subset, "BERTScore", stat)]
-            ahead = "tied" if round(a, 3) == round(b, 3) else "DA-BERTScore" if a > b else "BERTScore"
-            p, note = math.nan, "tied"
-            if ahead != "tied":
-                pair = (bertscore, da[subset]) if ahead == "DA-BERTScore" else (da[subset], bertscore)
-                p, note = _test(*pair, human, method, systems, n_permutations, seed)
-            rows.append({"subset": subset, "stat": stat, "DA": a, "BERTScore": b, "ahead": ahead, "p": p,
-                         "note": note, "n": n, "floor": floor})
-    return pd.DataFrame(rows)
+            c = compare_systems(bertscore, da[subset], human, method, systems=systems, n_permutations=n_permutations,
+                                seed=seed)
+            setting = {"analysis": "DA-BERTScore vs BERTScore", "level": "system", "systems": f"{subset} ({n})"}
+            rows.append({"subset": subset, "stat": stat, "n": n, "da": float(dv[(subset, "DA-BERTScore", stat)]),
+                         "bertscore": float(dv[(subset, "BERTScore", stat)]),
+                         "entry": (setting, "BERTScore", "DA-BERTScore", STAT_LABELS[stat], c)})
+    return rows
 
 
-def da_findings(comparison: pd.DataFrame) -> dict:
-    """DA-BERTScore against BERTScore (:func:`da_comparison`) per subset: ``{subset, n, rows:
-    [{stat, da, bertscore, ahead, p}], order}`` (``order``: the distinct ``ahead`` values in
-    order, each with its statistics), ``split`` (the statistics disagree on which is ahead) and
-    the floors of the subsets where one is ahead (``floors``: ``{k, floor}``)."""
-    groups, split, floors_ = [], False, []
-    for subset, g in comparison.groupby("subset", sort=False):
-        rows = [{"stat": r.stat, "da": float(r.DA), "bertscore": float(r.BERTScore), "ahead": r.ahead,
-                 "p": None if math.isnan(r.p) else float(r.p)} for r in g.itertuples()]
-        split |= {"DA-BERTScore", "BERTScore"} <= {r["ahead"] for r in rows}
-        order = [{"ahead": w, "rows": [r for r in rows if r["ahead"] == w]} for w in dict.fromkeys(g.ahead)]
-        groups.append({"subset": subset, "n": int(g.n.iloc[0]), "rows": rows, "order": order})
-        if (g.ahead != "tied").any():
-            floors_.append({"k": int(g.n.iloc[0]), "floor": float(g.floor.iloc[0])})
-    return {"groups": groups, "split": split, "floors": floors_}
+def page_findings(leaders: Sequence[Mapping] | None, segment: Mapping | None,
+                  da: Sequence[Mapping] | None) -> dict:
+    """Every test of the page (:func:`leader_tests`, :func:`segment_leader_test`,
+    :func:`da_comparison`; None: not run) as one family, Holm-adjusted together
+    (:func:`mtbook.comparisons.family`), and what the words quote of each part, each test as its
+    family row ``c`` (raw and Holm p, verdict on the adjusted p):
+
+    * ``comparisons`` (the rows, in that order) and ``counts`` (:func:`mtbook.comparisons.family_counts`);
+    * ``leaders``: ``{stats: [{stat, leaders, value, next, next_value, note, c}], agree, n, significant}``
+      (``agree``: every statistic has the same leaders; ``significant``: statistics whose lead
+      holds after adjustment);
+    * ``segment``: ``{taus, leaders, next, note, c}``;
+    * ``da_versus``: ``{groups: [{subset, n, rows: [{stat, da, bertscore, c}]}], better, worse, tie,
+      not_shown, untested, n, split}`` (``split``: in some subset DA-BERTScore is higher on one
+      statistic and lower on another).
+    """
+    parts = [("leaders", list(leaders or [])), ("segment", [segment] if segment else []), ("da", list(da or []))]
+    entries = [x["entry"] for _, xs in parts for x in xs if x["entry"] is not None]
+    rows = iter(comparisons.family(entries))
+    with_rows = {name: [{**{k: v for k, v in x.items() if k != "entry"},
+                         "c": next(rows) if x["entry"] is not None else None} for x in xs] for name, xs in parts}
+    family_rows = [x["c"] for xs in with_rows.values() for x in xs if x["c"] is not None]
+    out = {"comparisons": family_rows, "counts": comparisons.family_counts(family_rows),
+           "leaders": None, "segment": with_rows["segment"][0] if segment else None, "da_versus": None}
+    if leaders:
+        stats = with_rows["leaders"]
+        out["leaders"] = {"stats": stats, "agree": len({tuple(x["leaders"]) for x in stats}) == 1,
+                          "n": int(stats[0]["n"]),
+                          "significant": sum(x["c"] is not None and x["c"].verdict is Verdict.B_BETTER for x in stats)}
+    if da:
+        rows_ = with_rows["da"]
+        groups = []
+        for subset in dict.fromkeys(x["subset"] for x in rows_):
+            g = [x for x in rows_ if x["subset"] == subset]
+            groups.append({"subset": subset, "n": int(g[0]["n"]), "rows": g})
+        verdicts = [x["c"].verdict for x in rows_]
+
+        def split(g):  # DA-BERTScore higher on one statistic of the subset, lower on another
+            deltas = [x["c"].delta for x in g["rows"] if not math.isnan(x["c"].delta)]
+            return any(d > 1e-12 for d in deltas) and any(d < -1e-12 for d in deltas)
+
+        out["da_versus"] = {"groups": groups, "n": len(rows_), "better": verdicts.count(Verdict.B_BETTER),
+                            "worse": verdicts.count(Verdict.A_BETTER), "tie": verdicts.count(Verdict.TIE),
+                            "not_shown": verdicts.count(Verdict.NOT_SHOWN),
+                            "untested": verdicts.count(Verdict.UNTESTED), "split": any(split(g) for g in groups)}
+    return out
 
 
 def random_subset_findings(comparison: pd.DataFrame, n_kept: int) -> dict:

@@ -54,22 +54,24 @@ def plot_filter_metrics(fig4: pd.DataFrame, filter_metrics: Sequence[str] = tupl
         sns.barplot(d[d.stat == stat], x="metric", y="change", hue="filter", hue_order=list(filter_metrics),
                     order=list(metrics), ax=ax)
         ax.axhline(0, color="0.3", lw=0.8)
-        ax.set(xlabel="", ylabel="change in mean correlation (kept − whole set)", title=STAT_LABELS[stat])
+        ax.set(xlabel="evaluating metric", ylabel="change in mean correlation (kept − whole set)",
+               title=STAT_LABELS[stat])
         ax.legend_.remove()
     axes[-1].legend(title="filtered by", fontsize=8, bbox_to_anchor=(1.02, 1), loc="upper left")
     plt.tight_layout()
     return fig
 
 
-def plot_share_change(df: pd.DataFrame, title: str, figsize=(7, 3.6)):
-    """Bars of :func:`share_changes`: one colour per (evaluation set, kept set)."""
+def plot_share_change(df: pd.DataFrame, title: str, xlabel: str = "group", figsize=(7, 3.6)):
+    """Bars of :func:`share_changes`: one colour per (evaluation set, kept set); ``xlabel`` names
+    the groups on the x axis."""
     import matplotlib.pyplot as plt
     import seaborn as sns
     fig, ax = plt.subplots(figsize=figsize)
     df = df.assign(label=df.evalset + ", " + df.subset.str.replace("VAT (", "").str.rstrip(")") + " VAT")
     sns.barplot(df, x="group", y="change (pp)", hue="label", ax=ax)
     ax.axhline(0, color="0.3", lw=0.8)
-    ax.set(title=title, xlabel="", ylabel="kept − all (percentage points)")
+    ax.set(title=title, xlabel=xlabel, ylabel="kept − all (percentage points)")
     ax.legend(fontsize=7)
     return fig
 
@@ -99,7 +101,8 @@ def plot_random_percentiles(rand: pd.DataFrame, metrics: Sequence[str] = tuple(E
         sns.stripplot(d, x="metric", y="percentile", hue="subset", dodge=True, ax=ax, order=list(metrics), size=4,
                       alpha=0.8)
         ax.axhline(50, color="0.4", lw=1, ls="--")
-        ax.set(title="Pearson r" if method == "pearson" else "Kendall τ", xlabel="", ylim=(-3, 103))
+        ax.set(title="Pearson r" if method == "pearson" else "Kendall τ", xlabel="evaluating metric",
+               ylabel="percentile among random subsets", ylim=(-3, 103))
     axes[0].legend_.remove()
     axes[1].legend(fontsize=8, title="kept set", bbox_to_anchor=(1.02, 1), loc="upper left")  # outside: points at 0 stay visible
     plt.tight_layout()

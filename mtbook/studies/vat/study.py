@@ -13,15 +13,18 @@ ids) into :class:`Direction` objects, then builds from them:
   :func:`paraphrase_table`);
 * VAT against random subsets (:func:`random_subset_table`), the bootstrap
   (:func:`bootstrap_verdicts`), the stability of the kept set (:func:`stability_table`),
-  DA-BERTScore on VAT (:func:`da_bertscore_rows`), and the closing verdict (:func:`conclusion`).
+  DA-BERTScore on VAT (:func:`da_bertscore_rows`), and the verdict on each kept set
+  (:func:`verdicts`: :class:`Standing`, :class:`Band` and :class:`Claim`).
 
-The ``*_summary`` functions write the sentences the chapter glues into its prose, from the
-run's own numbers. Paper values come in as arguments (``mtbook.paper_results`` sits in a
-layer above this one).
+The ``*_findings`` functions hand the chapter's words their numbers as plain data
+(:func:`mtbook.findings.publish`); the sentences are the notebook's Markdown templates and its
+``variance_aware_test_sets.macros.j2``. Paper values come in as arguments
+(``mtbook.paper_results`` sits in a layer above this one).
 """
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from typing import Mapping, NamedTuple, Sequence
 
@@ -34,30 +37,29 @@ from mtlib.difficulty import DifficultyIndex, da_system_stats, token_difficulty
 from mtlib.embeddings.models import PRECISIONS
 from mtlib.metrics import get_metric
 from mtlib.metrics.compositionality import SPACY_DISABLED
-from mtbook.prose import and_list, two_digits
-from mtlib.report import beside_paper, wide_beside_paper
+from mtbook.prose import two_digits
+from mtbook.paper_tables import beside_paper, wide_beside_paper
 from mtlib.scoring import SystemStats, score_systems
-from mtlib.significance import min_pvalue, p_text, perm_both_systems
-from mtlib.testsets import TEXT_CAVEAT, text_caveat
+from mtlib.significance import compare_systems, holm
+from mtbook.testsets import TEXT_CAVEAT
 from mtlib.vat import analysis as va
 from mtlib.vat.filtering import as_system_stats, bertscore_segment_scores, kept_ids, segment_scores, segment_std
 from mtlib.vat.release import NotReleased, release_folder, released_ids
 
-__all__ = ["EVAL_METRICS", "FILTER_METRICS", "SHORT", "STATS", "STAT_LABELS", "mean_recall_and_kept", "SUBSETS", "LAMBDAS", "TABLE3_PAIRS",
-           "Direction", "other_precision", "run_directions", "ANALYSIS_PAIRS", "RunSets", "run_sets", "analysis_where", "wmt17_note", "release_available", "released_within",
-           "load_direction", "load_directions", "run_settings", "overview_table",
-           "agreement_table", "agreement_summary", "precision_check_table", "precision_check_where", "precision_summary",
-           "correlation_rows", "table2", "averaged_value", "table2_gains", "paper_table2_gains",
-           "per_test_set", "table2_summary", "table2_bleu_summary", "table2_bleu_gap_summary", "table3", "table3_summary",
-           "bertscore_gap_summary", "PAPER_ENCODERS", "table3_notes", "bleu_zh_summary",
-           "direction_group", "lambda_sweep", "lambda_summary", "lambda_groups_summary",
-           "filter_metric_correlations", "filter_summary",
-           "segment_properties", "share_changes", "group_change_summary", "top_moving",
-           "nnp_summary", "share_check", "kept_by_difficulty", "difficulty_summary", "difficulty_check",
-           "paraphrase_table", "paraphrase_summary", "random_subset_table", "random_percentile_table",
-           "random_summary", "bootstrap_verdicts", "verdict_counts",
-           "bootstrap_summary", "stability_table", "stability_summary", "da_bertscore_rows", "da_table",
-           "da_summary", "da_significance", "SAME_CHANGE", "MIN_BAND_CASES", "set_verdict", "conclusion"]
+__all__ = ["EVAL_METRICS", "FILTER_METRICS", "SHORT", "STATS", "STAT_LABELS", "SUBSETS", "LAMBDAS",
+           "TABLE3_PAIRS", "KEPT_SETS", "Direction", "other_precision", "run_directions", "ANALYSIS_PAIRS",
+           "RunSets", "run_sets", "PAPER_BLEU_TOKENIZE", "bleu_tokenize", "release_available", "released_within",
+           "load_direction", "load_directions", "overview_table", "agreement_table", "precision_check_table",
+           "correlation_rows", "table2", "averaged_value", "table2_gains", "paper_table2_gains", "per_test_set",
+           "table3", "direction_group", "lambda_sweep", "filter_metric_correlations", "segment_properties",
+           "share_changes", "top_moving", "kept_by_difficulty", "mean_recall_and_kept", "paraphrase_table",
+           "random_subset_table", "random_percentile_table", "bootstrap_verdicts", "verdict_counts",
+           "stability_table", "da_bertscore_rows", "da_table", "run_findings", "agreement_findings",
+           "precision_findings", "change_counts", "table2_findings", "table3_findings", "lambda_findings",
+           "filter_findings", "share_findings", "share_check", "nnp_findings", "difficulty_findings",
+           "paraphrase_findings", "bootstrap_findings", "stability_findings", "da_findings", "Standing",
+           "STANDING_THRESHOLDS", "standing", "Band", "BAND_FACTOR", "MIN_BAND_CASES", "BAND_RATIO", "band", "Claim",
+           "SAME_MEAN", "SAME_CHANGE", "MetricStanding", "SetVerdict", "set_verdict", "verdicts"]
 
 # The evaluating metrics of the paper's tables, and the filtering metrics of its Figure 4.
 EVAL_METRICS = ["BLEU", "BERTS-P", "BERTS-R", "BERTS-F"]
@@ -70,9 +72,6 @@ SUBSETS = ["original", "VAT (ours)", "VAT (released)"]
 LAMBDAS = list(range(0, 100, 10))
 # the mainstream pairs of the paper's Table 3
 TABLE3_PAIRS = ["de-en", "en-de", "zh-en", "en-zh", "en-cs"]
-NO_RUN = "no analysis set in this run"
-
-
 # -- loading ----------------------------------------------------------------------------------
 
 @dataclass
@@ -196,23 +195,16 @@ def run_sets(directions: Sequence[tuple[str, str]], *, precision_check: Sequence
     return RunSets(list(precision_check), ablation_test_set, list(analysis_sets), paraphrase_set)
 
 
-def analysis_where(sets: RunSets) -> str:
-    """Where this run's ablations and analyses ran: ``WMT19 (ablations) and WMT19 de-en and
-    en-de (analyses)``."""
-    pairs: dict[str, list[str]] = {}
-    for key in sets.analysis_sets:
-        test_set, lp = key.split()
-        pairs.setdefault(test_set, []).append(lp)
-    analyses = "; ".join(f"{t.upper()} {and_list(lps)}" for t, lps in pairs.items()) or "no set"
-    return f"{sets.ablation_test_set.upper()} (ablations) and {analyses} (analyses)"
+# sacreBLEU's tokenizer of the paper's BLEU: ``intl`` (``zh`` into Chinese) reproduces every WMT18/19
+# whole-set BLEU cell of its Table 3 and its Table 2 averages (13a misses WMT19 zh-en by 0.012).
+PAPER_BLEU_TOKENIZE = "intl"
+BLEU_TARGET_TOKENIZE = {"zh": "zh"}
 
 
-def wmt17_note(test_sets: Sequence[str]) -> str:
-    """The caveat on WMT17's text for runs that include WMT17; otherwise what the run's text is."""
-    if "wmt17" not in test_sets:
-        return f"The text of {and_list([t.upper() for t in test_sets])} is as WMT released it (cased, untokenised)."
-    return (f"WMT17's text here is {text_caveat('wmt17')} and covers 7 of its 14 directions, which changes "
-            "BLEU's numbers.")
+def bleu_tokenize(lp: str) -> str:
+    """sacreBLEU's tokenizer for BLEU into the target language of ``lp``: ``zh`` into Chinese (as
+    the WMT metrics tasks), else ``intl`` (:data:`PAPER_BLEU_TOKENIZE`, the paper's)."""
+    return BLEU_TARGET_TOKENIZE.get(lp.split("-")[1], PAPER_BLEU_TOKENIZE)
 
 
 def release_available(root=None) -> bool:
@@ -239,7 +231,7 @@ def load_direction(evs: EvalSet, scorer, drop_percent: float, *, chrf: bool = Fa
                    with_release: bool = True, release_root=None) -> Direction | None:
     """Scores every system of ``evs`` once and filters it (None: no system-level human scores).
 
-    BERTScore P/R/F from ``scorer``, sentence BLEU (and chrF with ``chrf``); system statistics
+    BERTScore P/R/F from ``scorer``, sentence BLEU (the paper's: tokenised as :func:`bleu_tokenize`) (and chrF with ``chrf``); system statistics
     (corpus BLEU, mean sentence BERTScore); our kept ids by the BERTS-R deviation at
     ``drop_percent``; the released ids (with ``with_release``); and, for English targets, the
     ids kept by the ``second`` scorer's BERTS-R.
@@ -248,11 +240,12 @@ def load_direction(evs: EvalSet, scorer, drop_percent: float, *, chrf: bool = Fa
         return None
     human = evs.human_sys()
     frames = {SHORT[k]: v for k, v in bertscore_segment_scores(evs, scorer).items()}
-    frames["BLEU"] = segment_scores(evs, "BLEU")
+    tokenize = bleu_tokenize(evs.lp)
+    frames["BLEU"] = segment_scores(evs, "BLEU", options={"tokenize": tokenize})
     if chrf:
         frames["chrF"] = segment_scores(evs, "chrF")
     stats = {m: as_system_stats(frames[m]) for m in ("BERTS-P", "BERTS-R", "BERTS-F")}
-    stats["BLEU"] = score_systems(evs, get_metric("BLEU"))
+    stats["BLEU"] = score_systems(evs, get_metric("BLEU", tokenize=tokenize))
     std = segment_std(frames["BERTS-R"])
     ids = {"VAT (ours)": kept_ids(std, drop_percent),
            "VAT (released)": released_within(evs.test_set, evs.lp, evs.n_segments, release_root)
@@ -283,18 +276,6 @@ def load_directions(pairs: Sequence[tuple[str, str]], scorer, drop_percent: floa
         raise ValueError("no evaluation set with system-level human scores among "
                          f"{', '.join(f'{t} {lp}' for t, lp in pairs)}")
     return out, skipped
-
-
-def run_settings(profile: str, test_sets: Sequence[str], language_pairs, n_segments: int | None,
-                 drop_percent: float, n_random: int, n_resamples: int, seed: int, signature: str,
-                 second_signature: str | None = None) -> str:
-    """The chapter's "Run settings" paragraph (Markdown)."""
-    return (f"**Run settings.** Profile `{profile}`; test sets {', '.join(test_sets)}; language pairs: "
-            f"{language_pairs if language_pairs == 'all' else ', '.join(language_pairs)}; segments: "
-            f"{'all' if n_segments is None else f'the first {n_segments} of each set'}; λ = {drop_percent}; "
-            f"{n_random} random subsets and {n_resamples} bootstrap resamples per direction (seed {seed}).  \n"
-            f"Filtering and evaluating encoder: `{signature}`."
-            + (f"  \nSecond encoder (English targets): `{second_signature}`." if second_signature else ""))
 
 
 def overview_table(R: Mapping[str, Direction]) -> pd.DataFrame:
@@ -331,23 +312,6 @@ def _mean(table: pd.DataFrame, column: str, rows=None) -> float:
     return float(d[column].mean()) if column in d and d[column].notna().any() else float("nan")
 
 
-def agreement_summary(agree: pd.DataFrame) -> str:
-    """The agreement paragraph's sentence: mean Jaccard with the release against chance, and the
-    two encoders' agreement on the into-English directions."""
-    has_rel = agree["Jaccard"].notna() if "Jaccard" in agree else pd.Series(False, index=agree.index)
-    parts = [f"over {int(has_rel.sum())} directions the mean Jaccard of our set with the released one is "
-             f"{_mean(agree, 'Jaccard'):.3f} (range {agree['Jaccard'].min():.3f}–{agree['Jaccard'].max():.3f}), "
-             f"against {_mean(agree, 'chance'):.3f} for random sets of the same sizes"] \
-        if has_rel.any() else ["no released set to compare"]
-    if "Jaccard ours–second" in agree:
-        eng = agree["Jaccard ours–second"].notna()
-        parts.append(f"on the {int(eng.sum())} into-English direction{'s' if eng.sum() != 1 else ''} our two encoders "
-                     f"agree with each other at {_mean(agree, 'Jaccard ours–second'):.3f}, and the second encoder "
-                     f"with the release at {_mean(agree, 'Jaccard second–released'):.3f} "
-                     f"(ours: {_mean(agree, 'Jaccard', agree.index[eng]):.3f})")
-    return "; ".join(parts)
-
-
 def precision_check_table(R: Mapping[str, Direction], keys: Sequence[str], other, drop_percent: float,
                           precision: str, other_name: str, n_segments: int | None = None) -> pd.DataFrame:
     """The filtering again with ``other`` (the scorer in the other precision) on the directions
@@ -375,25 +339,6 @@ def precision_check_table(R: Mapping[str, Direction], keys: Sequence[str], other
                 row[f"Δr {m} {name}"] = correlate(b, r.human).value - correlate(a, r.human).value
         rows.append(row)
     return pd.DataFrame(rows).set_index("evaluation set") if rows else pd.DataFrame()
-
-
-def precision_check_where(keys: Sequence[str], n_segments: int | None) -> str:
-    """Which segments the precision check scores again, for the chapter's prose."""
-    if not keys:
-        return "no evaluation set"
-    return (f"the first {n_segments} segments of " if n_segments else "all segments of ") + and_list(list(keys))
-
-
-def precision_summary(prec: pd.DataFrame, precision: str, other_name: str) -> str:
-    """The sentence on the precision check: range of the Jaccard, largest |Δr|."""
-    if not len(prec):
-        return "no evaluation set was checked in this run"
-    dr = prec[[c for c in prec.columns if c.startswith("Δr")]].abs().to_numpy().max()
-    lo, hi = prec.iloc[:, 0].min(), prec.iloc[:, 0].max()
-    agree = ("the two precisions keep the same segments (Jaccard 1.000)" if lo == 1 else
-             f"the kept sets agree at Jaccard {lo:.3f}" if f"{lo:.3f}" == f"{hi:.3f}" else
-             f"the kept sets agree at Jaccard {lo:.3f}–{hi:.3f}")
-    return f"{agree}, and Pearson's $r$ changes by at most {two_digits(dr)} in size ({other_name} against {precision})"
 
 
 # -- Tables 2 and 3 ----------------------------------------------------------------------------
@@ -483,87 +428,6 @@ def per_test_set(change: pd.Series, test_sets: Sequence[str]) -> pd.Series:
     return change.groupby(list(test_sets), sort=False).mean()
 
 
-def _signed(x: float) -> str:
-    """``+0.012``: three decimals with a sign, where a value that rounds to 0 is ``+0.000``, not ``-0.000``."""
-    return f"{round(float(x), 3) + 0.0:+.3f}"
-
-
-def _per_test_set_text(means: pd.Series) -> str:
-    """``WMT17 -0.009, WMT18 +0.010`` (test sets without a value left out)."""
-    return ", ".join(f"{t.upper()} {_signed(v)}" for t, v in means.dropna().items())
-
-
-def table2_summary(gains: pd.DataFrame, paper_gain: pd.Series) -> str:
-    """How often VAT raises the averaged correlation, ours, released and the paper's, with the
-    mean change overall and per test set (a gain on one test set can hide behind a loss on another)."""
-    has_released = bool(gains.released.notna().any())
-    text = f"At three decimals, as the table shows them, VAT raises the averaged correlation (per test set, metric " \
-           f"and statistic) in {_up_down(gains.ours)} with our sets"
-    if has_released:
-        text += f", and raises it in {_up_down(gains.released)} with the released sets"
-    text += f"; the paper's Table 2 raises it in {_up_down(paper_gain)} for WMT17–19. The mean change is " \
-            f"{_signed(gains.ours.mean())} with our sets"
-    if has_released:
-        text += f" and {_signed(gains.released.mean())} with the released sets"
-    text += f" (paper {_signed(paper_gain.mean())}); per test set, ours " \
-            f"{_per_test_set_text(per_test_set(gains.ours, gains.test_set))}"
-    if has_released:
-        text += f", released {_per_test_set_text(per_test_set(gains.released, gains.test_set))}"
-    paper_sets = paper_gain.index.get_level_values("test_set")
-    return text + f", the paper's {_per_test_set_text(per_test_set(paper_gain, paper_sets))}"
-
-
-def _up_down(change: pd.Series, noun: str = "cells") -> str:
-    """"19 of 36 cells, lowers it in 16 and leaves 1 unchanged": rises, falls and zeros of a
-    rounded change (NaN left out)."""
-    change = change.dropna().round(6)
-    return (f"{int((change > 0).sum())} of {len(change)} {noun}, lowers it in {int((change < 0).sum())} and leaves "
-            f"{int((change == 0).sum())} unchanged")
-
-
-
-def table2_bleu_summary(avg: pd.DataFrame, paper: Mapping[tuple[str, str, str], Sequence[float]]) -> str:
-    """Averaged Pearson r of BLEU per test set, whole set → VAT, beside the paper's."""
-    return "; ".join(
-        f"{t}: {averaged_value(avg, t, 'BLEU', 'original'):+.3f} → {averaged_value(avg, t, 'BLEU', 'VAT (ours)'):+.3f} "
-        f"(ours), {averaged_value(avg, t, 'BLEU', 'VAT (released)'):+.3f} (released); paper "
-        f"{paper[('BLEU', 'original', t)][0]:.3f} → {paper[('BLEU', 'VAT', t)][0]:.3f}" for t in avg.test_set.unique())
-
-
-def table2_bleu_gap_summary(wide: pd.DataFrame, tolerance: float = 0.01) -> str:
-    """BLEU's whole-set averages against the paper's Table 2, read from :func:`table2`'s wide
-    table (Δr, Δ|τ|, Δρ): the test sets within ``tolerance`` in all three, each difference
-    beyond it with what our average differs in (fewer directions, the text caveat) or "cause
-    not established", and the statistics the paper does not print."""
-    names = {"Δr": "$r$", "Δ|tau|": "$|\\tau|$", "Δrho": "$\\rho$"}
-    close, far, missing = [], [], []
-    for (t, metric, subset), row in wide.iterrows():
-        if metric != "BLEU" or subset != "original" or row[list(names)].isna().all():
-            continue
-        gaps = {col: row[col] for col in names if abs(row[col]) > tolerance + 1e-9}
-        unprinted = [names[col] for col in names if pd.isna(row[col])]
-        if unprinted:
-            missing.append(f"{and_list(unprinted)} on {t.upper()}")
-        if not gaps:
-            if not unprinted:
-                close.append(t.upper())
-            continue
-        ours, of = row["directions"].split(" of ")
-        why = ([f"{ours} of its {of} directions"] if ours != of and of != "?" else []) + (
-            [f"text {TEXT_CAVEAT[t]}"] if t in TEXT_CAVEAT else [])
-        far.append(f"{t.upper()} " + ", ".join(f"{names[col]} {d:+.3f}" for col, d in gaps.items())
-                   + f" ({'; '.join(why) if why else 'cause not established'})")
-    if not close and not far and not missing:
-        return "no test set of the paper's Table 2 is in this run"
-    parts = [f"within {tolerance} of the paper's on {and_list(close)}"] if close else []
-    if far:
-        parts.append(("further apart (ours minus paper): " if close else
-                      f"further than {tolerance} from the paper's (ours minus paper) on ") + "; ".join(far))
-    if missing:
-        parts.append("the paper prints no " + "; no ".join(missing))
-    return "; ".join(parts)
-
-
 def table3(corr: pd.DataFrame, paper: pd.DataFrame, test_sets: Sequence[str],
            pairs: Sequence[str] = tuple(TABLE3_PAIRS), metrics: Sequence[str] = tuple(EVAL_METRICS)
            ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
@@ -589,112 +453,6 @@ def table3(corr: pd.DataFrame, paper: pd.DataFrame, test_sets: Sequence[str],
     for subset in SUBSETS[1:]:
         out[f"Δ {subset}"] = (out[subset].round(3) - pap["VAT"]).round(3)
     return t3, out.reindex([(lp, ts, m) for lp in pairs for ts in test_sets for m in metrics if (lp, ts, m) in out.index])
-
-
-def table3_summary(t3: pd.DataFrame, paper: pd.DataFrame) -> str:
-    """How often our VAT raises r on Table 3's cells, and the paper's +VAT on the same cells."""
-    if not len(t3):
-        return "none of the paper's Table 3 pairs is in this run"
-    both = t3.pivot_table(index=["lp", "test_set", "metric"], columns="subset", values="value")
-    if "VAT (ours)" not in both:
-        return "no VAT in this run"
-    shown = both.round(3)  # as the table shows them, and as the paper prints its own
-    d = (shown["VAT (ours)"] - shown["original"]).round(3)
-    text = (f"at three decimals, our VAT raises $r$ in {_up_down(d, '(pair, test set, metric) cells')} (median "
-            f"change {d.median():+.3f})")
-    if "VAT (released)" in both:
-        dr = (shown["VAT (released)"] - shown["original"]).round(3).dropna()
-        text += f"; the released VAT raises it in {_up_down(dr)} (median change {dr.median():+.3f})"
-    p3 = paper.pivot_table(index=["lp", "test_set", "metric"], columns="subset", values="paper")
-    p3 = p3.reindex(both.index).dropna()
-    pd3 = (p3["VAT"] - p3["original"]).round(3)
-    return text + f"; the paper's +VAT raises it in {_up_down(pd3, 'matching cells')}"
-
-
-def bertscore_gap_summary(t3: pd.DataFrame) -> str:
-    """BERTScore's whole-set r against the paper's Table 3: in how many (pair, test set,
-    metric) cells ours lies below, the median difference and the largest gap."""
-    b = t3[t3.metric.str.startswith("BERTS") & (t3.subset == "original")].dropna(subset=["paper"]) \
-        if len(t3) else t3
-    if not len(b):
-        return "no BERTScore cell of the paper's Table 3 is in this run"
-    b = b.dropna(subset=["value"])
-    if not len(b):
-        return "no BERTScore cell of the paper's Table 3 has a correlation in this run"
-    d = (b["value"].round(3) - b["paper"]).round(3)
-    text = (f"BERTScore's whole-set $r$ lies below the paper's in {int((d < 0).sum())} of {len(d)} cells (median "
-            f"difference {_signed(d.median())}")
-    if (d < 0).any():
-        worst = b.loc[d.idxmin()]
-        text += (f"; largest shortfall {worst.lp} {worst.test_set.upper()} {worst.metric}, {worst.value:+.3f} "
-                 f"against {worst.paper:.3f}")
-    return text + ")"
-
-
-# The paper's encoders: bert_score's defaults, which its Section 4.1 says it used (ours are the
-# run's, named in every caption).
-PAPER_ENCODERS = ("bert_score's defaults, which the paper says it used: roberta-large into English, "
-                  "bert-base-chinese into Chinese, mBERT otherwise")
-PAPER_SUBSET_NAMES = {"original": "whole-set", "VAT": "+VAT"}
-
-
-def table3_notes(t3: pd.DataFrame, paper: pd.DataFrame) -> str:
-    """What else separates Table 3's cells (``t3`` from :func:`table3`) from the paper's
-    (``paper`` as ``vat_table3_frame``), for the cells of this run: the encoders, the text caveat
-    of each test set in it (:data:`TEXT_CAVEAT`), the paper's values missing from its text ("–"
-    in the table) and the run's directions the paper's table does not have."""
-    sets = sorted(t3.test_set.unique()) if len(t3) else []
-    caveats = [f"{t.upper()}'s text here is {TEXT_CAVEAT[t]}" for t in sets if t in TEXT_CAVEAT]
-    text = f"The paper's encoders ({PAPER_ENCODERS}) are not ours (run settings)"
-    text += (", and " + and_list(caveats) if caveats else "") + "."
-    if not len(t3):
-        return text
-    printed = set(zip(paper.test_set, paper.lp))
-    in_paper = pd.Series([(t, lp) in printed for t, lp in zip(t3.test_set, t3.lp)], index=t3.index)
-    gone = t3[in_paper & t3.paper.isna()].drop_duplicates(["lp", "test_set", "metric", "paper_subset"])
-    if len(gone):
-        cells = and_list([f"{PAPER_SUBSET_NAMES[row.paper_subset]} {row.metric} for {row.lp} {row.test_set.upper()}"
-                          for row in gone.itertuples()])
-        text += (f" The paper's {cells} {'is' if len(gone) == 1 else 'are'} missing from the text of the paper we "
-                 "have (\"–\").")
-    elsewhere = sorted({f"{t.upper()} {lp}" for t, lp, kept in zip(t3.test_set, t3.lp, in_paper) if not kept})
-    if elsewhere:
-        text += f" The paper's Table 3 has no {and_list(elsewhere)}."
-    return text
-
-
-def bleu_zh_summary(t3: pd.DataFrame) -> str:
-    """BLEU's whole-set r on en-zh per test set beside the paper's (Table 3's rows)."""
-    zh = t3[(t3.metric == "BLEU") & (t3.subset == "original") & (t3.lp == "en-zh")].sort_values("test_set") \
-        if len(t3) else t3
-    if not len(zh):
-        return "no en-zh direction is in this run"
-    return ("BLEU into Chinese is scored with sacreBLEU's `zh` tokenizer, as in the WMT metrics tasks and sacreBLEU's "
-            "command line (`13a` does not split unspaced Chinese); its whole-set $r$ on en-zh: "
-            + "; ".join(f"{row.test_set.upper()} {row.value:+.3f} (paper {row.paper:.3f})" for row in zh.itertuples()))
-
-
-# Why a BLEU number of ours may differ from the paper's, where the data tell (by test set).
-BLEU_GAP_CAUSES = {t: f"{t.upper()}'s text here is {c}" for t, c in TEXT_CAVEAT.items()}
-BLEU_GAP_UNKNOWN = ("cause not established: the same BLEU, tokenizer and systems with human scores; the paper's "
-                    "BLEU implementation or system set may differ")
-
-
-def bleu_gap_summary(t3: pd.DataFrame, tolerance: float = 0.01) -> str:
-    """BLEU's whole-set r against the paper's Table 3, direction by direction: how many lie
-    within ``tolerance``, and each one further apart with its cause (:data:`BLEU_GAP_CAUSES`,
-    else :data:`BLEU_GAP_UNKNOWN`)."""
-    b = t3[(t3.metric == "BLEU") & (t3.subset == "original")].dropna(subset=["paper"]) if len(t3) else t3
-    if not len(b):
-        return "no direction of the paper's Table 3 is in this run"
-    b = b.assign(delta=b["value"] - b["paper"]).sort_values(["test_set", "lp"])
-    far = b[b.delta.abs() > tolerance]
-    text = f"BLEU's whole-set $r$ lies within {tolerance} of the paper's in {len(b) - len(far)} of {len(b)} directions"
-    if not len(far):
-        return text
-    return text + "; further apart: " + "; ".join(
-        f"{row.test_set.upper()} {row.lp} {row.value:+.3f} against {row.paper:.3f} "
-        f"({BLEU_GAP_CAUSES.get(row.test_set, BLEU_GAP_UNKNOWN)})" for row in far.itertuples())
 
 
 # -- λ and the filtering metric ------------------------------------------------------------------
@@ -723,45 +481,6 @@ def lambda_sweep(R: Mapping[str, Direction], keys: Sequence[str], lambdas: Seque
     return pd.DataFrame(rows)
 
 
-def lambda_summary(sweep: pd.DataFrame, drop_percent: float, metrics: Sequence[str] = tuple(EVAL_METRICS)) -> str:
-    """Per metric: whole set, at λ = ``drop_percent`` (and random subsets of that size), and the peak."""
-    if not len(sweep):
-        return "no ablation test set in this run"
-    best = sweep.groupby(["metric", "lam"])[["vat", "random"]].mean().reset_index()
-    at = best[best.lam == drop_percent].set_index("metric")
-    at0 = best[best.lam == 0].set_index("metric")
-    peak = best.loc[best.groupby("metric")["vat"].idxmax()].set_index("metric")
-    return "; ".join(
-        f"{m}: {at0.loc[m, 'vat']:+.3f} on the whole set, {at.loc[m, 'vat']:+.3f} at λ = {drop_percent} "
-        f"(random subsets of that size: {at.loc[m, 'random']:+.3f}), highest {peak.loc[m, 'vat']:+.3f} at "
-        f"λ = {int(peak.loc[m, 'lam'])}" for m in metrics)
-
-
-def lambda_groups_summary(sweep: pd.DataFrame, drop_percent: float,
-                          metrics: Sequence[str] = tuple(EVAL_METRICS)) -> str:
-    """The paper's Figure 3 claim (λ helps both to-English and from-English directions), per
-    group: for how many metrics the kept set at λ = ``drop_percent`` lies above both the whole
-    set and random subsets of its size, and each metric's whole set → VAT (random) r."""
-    parts = []
-    for g in ["to English", "from English"]:
-        d = sweep[sweep.group == g]
-        if not len(d):
-            continue
-        m = d.groupby(["metric", "lam"])[["vat", "random"]].mean()
-        rows = [(k, m.loc[(k, 0), "vat"], m.loc[(k, drop_percent), "vat"], m.loc[(k, drop_percent), "random"])
-                for k in metrics if (k, drop_percent) in m.index and (k, 0) in m.index]
-        n_dir = d.lp.nunique()
-        if not rows:
-            parts.append(f"{g}: λ = {drop_percent:g} is not among the swept values")
-            continue
-        n_above = sum(1 for _, whole, at, rand in rows if at > whole and at > rand)
-        parts.append(f"{g} ({n_dir} direction{'s' if n_dir != 1 else ''}) VAT at λ = {drop_percent:g} lies above both "
-                     f"the whole set and the random subsets for {n_above} of {len(rows)} metrics ("
-                     + "; ".join(f"{k} {whole:+.3f} → {at:+.3f}, random {rand:+.3f}" for k, whole, at, rand in rows)
-                     + ")")
-    return "; ".join(parts) if parts else "no to- or from-English direction in the ablation test set"
-
-
 def filter_metric_correlations(R: Mapping[str, Direction], keys: Sequence[str], drop_percent: float,
                                filter_metrics: Sequence[str] = tuple(FILTER_METRICS),
                                metrics: Sequence[str] = tuple(EVAL_METRICS),
@@ -786,26 +505,6 @@ def filter_metric_correlations(R: Mapping[str, Direction], keys: Sequence[str], 
 
 
 STAT_LABELS = {"r": "Pearson r", "tau": "Kendall τ", "rho": "Spearman ρ"}
-
-
-def filter_summary(fig4: pd.DataFrame, stats: Sequence[str] = tuple(STATS)) -> str:
-    """The best filtering metric per statistic (averaged over evaluating metrics and directions)."""
-    if not len(fig4):
-        return "no ablation test set in this run"
-    f4 = fig4.groupby(["filter", "stat"])["value"].mean().unstack()
-    best = {s: f4[s].drop("none (whole set)").idxmax() for s in stats}
-    names = {"r": "Pearson", "tau": "Kendall", "rho": "Spearman"}
-    n_best = sum(best[s] == "BERTS-R" for s in stats)
-    behind = max(f4.loc[best[s], s] - f4.loc["BERTS-R", s] for s in stats)
-    return ("averaged over the evaluating metrics, the best filtering metric is " + ", ".join(
-        f"{best[s]} for {names[s]} ({f4.loc[best[s], s]:+.3f}; whole set {f4.loc['none (whole set)', s]:+.3f}, "
-        f"BERTS-R {f4.loc['BERTS-R', s]:+.3f})" for s in stats) + " (averages over a few directions, not tested "
-        "for significance). The paper found BERTS-R filtering better than the other metrics (on WMT20); here "
-        + ("it is the best for every statistic" if n_best == len(stats) else
-           f"it is the best for {n_best} of the {len(stats)} statistics and at most {behind:.3f} behind the best "
-           f"for the others (untested)" if n_best else
-           f"it is the best for none of the {len(stats)} statistics, though at most {behind:.3f} behind the best "
-           f"(untested), so the paper's finding is neither confirmed nor clearly contradicted"))
 
 
 # -- what the kept segments are like ---------------------------------------------------------------
@@ -864,16 +563,6 @@ def share_changes(props: Mapping[str, dict], R: Mapping[str, Direction], kind: s
     return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
 
 
-def group_change_summary(df: pd.DataFrame, low: str, high: str) -> str:
-    """Per evaluation set, the change of groups ``low`` and ``high`` in our VAT."""
-    if not len(df):
-        return NO_RUN
-    return "; ".join(
-        f"{k}: {low} {d.loc[d.group == low, 'change (pp)'].iloc[0]:+.1f} pp, "
-        f"{high} {d.loc[d.group == high, 'change (pp)'].iloc[0]:+.1f} pp"
-        for k, d in df[df.subset == "VAT (ours)"].groupby("evalset"))
-
-
 # Penn Treebank tags of punctuation and symbols (spaCy's English tag set): left out of the
 # part-of-speech figure, whose question is which kinds of words are kept.
 PUNCT_TAGS = frozenset({",", ".", ":", "``", "''", '"', "-LRB-", "-RRB-", "HYPH", "NFP", "$", "#", "SYM", "_SP"})
@@ -889,90 +578,12 @@ def top_moving(df: pd.DataFrame, n: int = 10, always: Sequence[str] = ("NNP",),
     return df[df.group.isin(set(top) | set(always))]
 
 
-def nnp_summary(by_pos: pd.DataFrame) -> str:
-    """Share of proper-noun tokens (NNP) on the whole set → kept set, per set and kept set."""
-    if not len(by_pos):
-        return "no analysis set with an English side in this run"
-    lines = []
-    for k in by_pos.evalset.unique():
-        for subset in ("VAT (ours)", "VAT (released)"):
-            d = by_pos[(by_pos.evalset == k) & (by_pos.subset == subset) & (by_pos.group == "NNP")]
-            if len(d):
-                lines.append(f"{k} {subset.replace('VAT ', '')}: {d['all %'].iloc[0]:.1f}% → {d['kept %'].iloc[0]:.1f}% "
-                             f"({d['change (pp)'].iloc[0]:+.1f} pp)")
-    return "; ".join(lines)
-
-
-def _as_paper(agrees: Mapping[str, bool]) -> str:
-    """"as the paper in A and B, not in C" from {label: agrees}."""
-    yes = [k for k, a in agrees.items() if a]
-    no = [k for k, a in agrees.items() if not a]
-    if not agrees:
-        return NO_RUN
-    if not no:
-        return f"as the paper in every set ({and_list(yes)})"
-    if not yes:
-        return f"not as the paper in any set ({and_list(no)})"
-    return f"as the paper in {and_list(yes)}, not in {and_list(no)}"
-
-
-def share_check(df: pd.DataFrame, group: str, sign: int, exceptions: Mapping[str, int] | None = None) -> str:
-    """Whether the share of ``group`` moves the way the paper found (``sign`` +1: up, −1: down;
-    ``exceptions``: another sign the paper saw for some language pairs), per evaluation set and
-    kept set: as the paper; as its general trend but not its exception; or not as the paper. A
-    change of exactly 0 agrees with no direction."""
-    exceptions = exceptions or {}
-    agree, general, against, lps = [], [], [], []
-    for (key, subset), d in df[df.group == group].groupby(["evalset", "subset"], sort=False):
-        lp = key.split()[-1]
-        got = np.sign(d["change (pp)"].iloc[0])
-        label = f"{key} ({subset.replace('VAT ', '').strip('()')})"
-        if got == exceptions.get(lp, sign):
-            agree.append(label)
-        elif lp in exceptions and got == sign:
-            general.append(label)
-            lps.append(lp)
-        else:
-            against.append(label)
-    parts = ([f"as the paper in {and_list(agree)}"] if agree else []) + (
-        [f"as the paper's general trend, not its exception for {and_list(list(dict.fromkeys(lps)))}, in "
-         f"{and_list(general)}"] if general else []) + ([f"not as the paper in {and_list(against)}"] if against else [])
-    return "; ".join(parts) or NO_RUN
-
-
-def difficulty_check(R: Mapping[str, Direction], keys: Sequence[str]) -> str:
-    """Whether our VAT keeps the middle 80% of the difficulty scale more often than both the
-    hardest and the easiest 10%, per set, as the paper found (its Figure 8), in whole percent as
-    :func:`difficulty_summary` shows them (41% against 41% is not "more often")."""
-    agrees = {}
-    for key in keys:
-        mid, hard, easy = (round(x) for x in kept_by_difficulty(*mean_recall_and_kept(R[key])))
-        agrees[key] = bool(mid > hard and mid > easy)
-    return _as_paper(agrees)
-
-
-def kept_by_difficulty(mean_score: np.ndarray, kept_mask: np.ndarray) -> tuple[float, float, float]:
-    """Percent kept of the middle 80% of segments by mean score, of the lowest 10% (hardest)
-    and of the highest 10% (easiest); the 10th and 90th percentiles bound the groups."""
-    q = np.percentile(mean_score, [10, 90])
-    return (100 * kept_mask[(mean_score > q[0]) & (mean_score < q[1])].mean(),
-            100 * kept_mask[mean_score <= q[0]].mean(), 100 * kept_mask[mean_score >= q[1]].mean())
-
-
 def mean_recall_and_kept(r: Direction) -> tuple[np.ndarray, np.ndarray]:
     """Each segment's mean sentence BERTS-R over the systems, and whether our VAT keeps it."""
     mean_r = r.frames["BERTS-R"].mean(axis=1).to_numpy()
     kept = np.zeros(r.n, bool)
     kept[r.ids["VAT (ours)"]] = True
     return mean_r, kept
-
-
-def difficulty_summary(R: Mapping[str, Direction], keys: Sequence[str]) -> str:
-    """Per set, :func:`kept_by_difficulty` of our VAT by mean BERTS-R."""
-    if not keys:
-        return NO_RUN
-    return "; ".join(f"{key}: {mid:.0f}% of the middle 80% kept, {hard:.0f}% of the hardest 10% and {easy:.0f}% "
-                     f"of the easiest 10%" for key in keys for mid, hard, easy in [kept_by_difficulty(*mean_recall_and_kept(R[key]))])
 
 
 def paraphrase_table(r: Direction, paper: Sequence[float] | None = None, paraphrase: str = "refWMTp"
@@ -999,22 +610,6 @@ def paraphrase_table(r: Direction, paper: Sequence[float] | None = None, paraphr
         rows.append({"unit": "paper (unit not stated)", "kept set": "released", "all": paper[0],
                      "filtered out": paper[1], "kept": paper[2]})
     return pd.DataFrame(rows).set_index(["unit", "kept set"])
-
-
-def paraphrase_summary(t4: pd.DataFrame) -> str:
-    """Edits on kept against filtered-out segments (ours, and the paper's), in words and per word."""
-    w, pw = t4.loc[("word", "VAT (ours)")], t4.loc[("word per reference word", "VAT (ours)")]
-    paper = ("paper (unit not stated)", "released")
-    p = t4.loc[paper] if paper in t4.index else None
-    gap_words = w["kept"] - w["filtered out"]
-    gap_per_word = round(pw["kept"], 3) - round(pw["filtered out"], 3)
-    after = ("the gap remains" if gap_words * gap_per_word > 0 else
-             "the gap vanishes" if gap_per_word == 0 else "the gap reverses")
-    return (f"in words, our kept segments were changed by {w['kept']:.2f} edits on average and the filtered-out ones by "
-            f"{w['filtered out']:.2f} (all: {w['all']:.2f})"
-            + (f"; the paper: {p['kept']:.2f} and {p['filtered out']:.2f} (all {p['all']:.2f})" if p is not None else "")
-            + f". Per reference word the kept segments had {pw['kept']:.3f} edits and the filtered-out ones "
-              f"{pw['filtered out']:.3f}, so {after} once sentence length is divided out")
 
 
 # -- against chance and noise ------------------------------------------------------------------
@@ -1051,28 +646,6 @@ def _pearson(rand: pd.DataFrame, subset: str) -> pd.DataFrame:
     return rand[(rand.subset == subset) & (rand.method == "pearson")]
 
 
-def _per_metric_medians(p: pd.DataFrame) -> str:
-    med = p.groupby("metric")["percentile"].median()
-    med = med.reindex([m for m in EVAL_METRICS if m in med.index] + [m for m in med.index if m not in EVAL_METRICS])
-    return ", ".join(f"{m} {v:.0f}" for m, v in med.items())
-
-
-def random_summary(rand: pd.DataFrame, n_metrics: int = len(EVAL_METRICS)) -> str:
-    """Each kept set's Pearson r among random subsets: median percentile (pooled and per
-    evaluating metric), how often it beats 97.5% of them and falls below 97.5% of them."""
-    parts = []
-    for subset, name in KEPT_SETS.items():
-        p = _pearson(rand, subset)
-        if not len(p):
-            continue
-        parts.append(f"with {name}, over {p.evalset.nunique()} directions and {n_metrics} metrics VAT's Pearson $r$ "
-                     f"has a median percentile of {p.percentile.median():.0f} among random subsets of its size "
-                     f"(per metric: {_per_metric_medians(p)}); it beats 97.5% of them in "
-                     f"{int((p.percentile >= 97.5).sum())} of {len(p)} cases and falls below 97.5% of them in "
-                     f"{int((p.percentile <= 2.5).sum())}")
-    return "; ".join(parts) if parts else "no direction with at least 4 human scores in this run"
-
-
 def bootstrap_verdicts(R: Mapping[str, Direction], n_resamples: int, seed: int,
                        subsets: Sequence[str] = tuple(KEPT_SETS)) -> pd.DataFrame:
     """:func:`~mtlib.vat.analysis.bootstrap_subset_difference` of each kept set (ours, released)
@@ -1100,19 +673,6 @@ def verdict_counts(boot: pd.DataFrame) -> pd.DataFrame:
         .reindex(columns=["VAT better", "undecided", "VAT worse"], fill_value=0)
 
 
-def bootstrap_summary(boot: pd.DataFrame) -> str:
-    """Per kept set: how many intervals lie above, below or around 0, and the median width."""
-    parts = []
-    for subset, name in KEPT_SETS.items():
-        b = boot[boot.subset == subset]
-        if len(b):
-            parts.append(f"with {name}, of {len(b)} (direction, metric) differences the 95% interval lies above 0 in "
-                         f"{int((b.verdict == 'VAT better').sum())}, below 0 in {int((b.verdict == 'VAT worse').sum())} "
-                         f"and contains 0 in {int((b.verdict == 'undecided').sum())} (median width "
-                         f"{float((b.high - b.low).median()):.3f})")
-    return "; ".join(parts)
-
-
 def stability_table(R: Mapping[str, Direction], keys: Sequence[str], drop_percent: float, seed: int, *,
                     filter_metrics: Sequence[str] = ("BLEU", "chrF", "BERTS-P", "BERTS-F"),
                     halves: int = 20) -> pd.DataFrame:
@@ -1138,16 +698,6 @@ def stability_table(R: Mapping[str, Direction], keys: Sequence[str], drop_percen
     return pd.DataFrame(rows).set_index("evaluation set") if rows else pd.DataFrame()
 
 
-def stability_summary(stab: pd.DataFrame) -> str:
-    """Mean Jaccard with the BERTS-F and BLEU sets and with half the systems, against chance."""
-    if not len(stab):
-        return "no ablation test set in this run"
-    half = [c for c in stab.columns if c.startswith("vs half")][0]
-    return (f"averaged over {len(stab)} directions, the BERTS-R set shares Jaccard {stab['vs BERTS-F-filtered'].mean():.3f} "
-            f"with the BERTS-F-filtered set, {stab['vs BLEU-filtered'].mean():.3f} with the BLEU-filtered one and "
-            f"{stab[half].mean():.3f} with the set filtered from half of the systems (chance: {stab['chance'].mean():.3f})")
-
-
 # -- DA-BERTScore on VAT -------------------------------------------------------------------------
 
 def da_bertscore_rows(R: Mapping[str, Direction], keys: Sequence[str], scorer, baseline_pairs: int,
@@ -1155,11 +705,11 @@ def da_bertscore_rows(R: Mapping[str, Direction], keys: Sequence[str], scorer, b
     """DA-BERTScore (the authors' variant, baseline F estimated from ``baseline_pairs`` unrelated
     pairs) against BERTS-F, with the difficulty from all systems or the top 30% by human score,
     on the whole set and each kept set: r and τ over that group's systems, and ``p``, the
-    one-sided PERM-BOTH p-value (:func:`mtlib.significance.perm_both_systems`, ``n_permutations``,
-    ``seed``) of "DA-BERTScore correlates better than BERTS-F" in that statistic (NaN where a
-    metric is constant), with ``n_systems`` and ``floor``, the smallest p the test can give with
-    that many systems (:func:`mtlib.significance.min_pvalue`). Columns evalset, systems, subset,
-    metric, stat, value, p, n_systems, floor."""
+    two-sided PERM-BOTH p-value of DA-BERTScore against BERTS-F in that statistic
+    (:func:`mtlib.significance.compare_systems`, ``n_permutations``, ``seed``; NaN where a metric
+    is constant), with ``n_systems`` and ``floor``, the smallest p these draws can give with that
+    many systems (the comparison's ``mc_floor``). Columns evalset, systems, subset, metric, stat,
+    value, p, n_systems, floor."""
     rows = []
     for key in keys:
         if key not in R:
@@ -1188,12 +738,9 @@ def da_bertscore_rows(R: Mapping[str, Direction], keys: Sequence[str], scorer, b
                     bs = va.restrict(r.stats["BERTS-F"], ids)
                 scores = {"BERTS-F": bs.system_scores(), "DA-BERTScore": da.system_scores()}
                 for stat, method in [("r", "pearson"), ("tau", "kendall")]:
-                    try:
-                        p = perm_both_systems(scores["BERTS-F"], scores["DA-BERTScore"], r.human, method,
-                                              systems=systems, n_permutations=n_permutations, seed=seed).pvalue
-                    except ValueError:  # a constant metric or too few systems: no test
-                        p = np.nan
-                    floor = min_pvalue(len(systems), n_permutations=n_permutations, seed=seed)
+                    test = compare_systems(scores["BERTS-F"], scores["DA-BERTScore"], r.human, method,
+                                           systems=systems, n_permutations=n_permutations, seed=seed)
+                    p, floor = test.p, test.mc_floor  # NaN where untested (a constant metric, too few systems)
                     for name, sc in scores.items():
                         rows.append(dict(evalset=key, systems=group, subset=subset, metric=name, stat=stat,
                                          value=correlate(sc, r.human, method, systems=systems).value, p=p,
@@ -1207,180 +754,525 @@ def da_table(da: pd.DataFrame) -> pd.DataFrame:
     return da.pivot_table(index=["evalset", "systems", "metric"], columns=["stat", "subset"], values="value", sort=False)
 
 
-def da_summary(da: pd.DataFrame) -> str:
-    """DA-BERTScore minus BERTS-F in Pearson r, on the whole set and on our VAT, each with the
-    one-sided PERM-BOTH p-value of "DA-BERTScore correlates better" (column ``p``, if present)."""
-    if not len(da):
-        return NO_RUN
-    r = da[da.stat == "r"]
-    piv = r.pivot_table(index=["evalset", "systems", "subset"], columns="metric", values="value")
-    pv = r.groupby(["evalset", "systems", "subset"])["p"].first() if "p" in r else None
-
-    def part(e, g, subset):
-        text = f"{piv.loc[(e, g, subset)].diff().iloc[-1]:+.3f}"
-        return text if pv is None else f"{text} ({p_text(pv.loc[(e, g, subset)], nan='p not defined')})"
-
-    return "; ".join(f"{e} {g}: DA-BERTScore minus BERTS-F {part(e, g, 'original')} on the whole set, "
-                     f"{part(e, g, 'VAT (ours)')} on our VAT" for e, g, s in piv.index if s == "original")
-
-
-def da_significance(da: pd.DataFrame, alpha: float = 0.05) -> str:
-    """In how many (set, systems, subset, statistic) comparisons DA-BERTScore correlates better
-    than BERTS-F at one-sided ``p < alpha`` (column ``p`` of :func:`da_bertscore_rows`), and the
-    range of the p-values."""
-    if not len(da):
-        return NO_RUN
-    if "p" not in da:
-        return "no comparison was tested"
-    p = da.groupby(["evalset", "systems", "subset", "stat"])["p"].first().dropna()
-    if not len(p):
-        return "no comparison could be tested"
-    n_sig = int((p < alpha).sum())
-    text = (f"over all {len(p)} tested comparisons (each set, all and top-30% systems, whole set and each kept set, "
-            f"Pearson and Kendall), DA-BERTScore correlates better than BERTS-F at $p < {alpha:g}$ in "
-            f"{n_sig if n_sig else 'none'} (smallest {p_text(p.min())}, largest {p_text(p.max())}; not corrected for "
-            "multiple comparisons)")
-    if "floor" in da:
-        floors = da.dropna(subset=["p"]).groupby(["evalset", "systems"])[["floor", "n_systems"]].first()
-        blind = floors[floors.floor >= alpha]
-        if len(blind):
-            text += (f"; with {and_list(sorted({str(int(n)) for n in blind.n_systems}))} systems ("
-                     + and_list([f"{e} {g}" for e, g in blind.index]) + f") the test cannot reach $p < {alpha:g}$ "
-                     f"(smallest attainable p {blind.floor.min():.3f})")
-    return text
-
-
 # -- the conclusion --------------------------------------------------------------------------------
 
-def _versus_random(median_pct: float) -> str:
-    if median_pct >= 75:
-        return "higher than on most random subsets of its size"
-    if median_pct > 25:
-        return "in the median about as high as on a random subset of its size"
-    return "lower than on most random subsets of its size"
+
+# -- findings: what the chapter's words quote (plain data; the wording is in the notebook) ---------
+
+def _f(x) -> float | None:
+    """A number as a finding: None where it is NaN or missing."""
+    return None if x is None or pd.isna(x) else float(x)
 
 
-# Where the verdict finds the averaged correlation about the same overall (mean Table 2 change
-# below 0.01 in size) but some test sets rise and others fall by at least this much, it names them.
-SAME_CHANGE = 0.005
-# Cases outside the random subsets' middle 95% that the verdict calls "more than a random
-# subset" on each side: three times chance's 2.5%, and at least this many.
+def run_findings(profile: str, test_sets: Sequence[str], language_pairs, n_segments: int | None,
+                 drop_percent: float, n_random: int, n_resamples: int, baseline_pairs: int, seed: int,
+                 signature: str, second_signature: str | None, sets: RunSets,
+                 directions: Sequence[tuple[str, str]]) -> dict:
+    """The run's settings, the sets of its later sections (``sets`` from :func:`run_sets`; the
+    analysis sets grouped by test set), each test set's text caveat, and the BLEU tokenizer of
+    each target language of the run (:func:`bleu_tokenize`)."""
+    analyses: dict[str, list[str]] = {}
+    for key in sets.analysis_sets:
+        test_set, lp = key.split()
+        analyses.setdefault(test_set, []).append(lp)
+    targets = sorted({lp.split("-")[1] for _, lp in directions})
+    return dict(profile=profile, test_sets=list(test_sets),
+                language_pairs=language_pairs if language_pairs == "all" else list(language_pairs),
+                n_segments=n_segments, drop_percent=drop_percent, n_random=n_random, n_resamples=n_resamples,
+                baseline_pairs=baseline_pairs, seed=seed, signature=signature, second_signature=second_signature,
+                sets=sets._asdict(), analyses=[{"test_set": t, "pairs": lps} for t, lps in analyses.items()],
+                caveats=[{"test_set": t, "caveat": TEXT_CAVEAT[t]} for t in test_sets if t in TEXT_CAVEAT],
+                bleu_tokenize={lang: bleu_tokenize(f"xx-{lang}") for lang in targets})
+
+
+def agreement_findings(agree: pd.DataFrame) -> dict:
+    """Mean (and range of the) Jaccard of our set with the released one against chance, and, on
+    the into-English directions, the two encoders' agreement (None where a part is absent)."""
+    has_rel = agree["Jaccard"].notna() if "Jaccard" in agree else pd.Series(False, index=agree.index)
+    out = dict(n_released=int(has_rel.sum()), jaccard=None, chance=None, low=None, high=None, second=None)
+    if has_rel.any():
+        out.update(jaccard=_mean(agree, "Jaccard"), chance=_mean(agree, "chance"),
+                   low=float(agree["Jaccard"].min()), high=float(agree["Jaccard"].max()))
+    if "Jaccard ours–second" in agree:
+        eng = agree["Jaccard ours–second"].notna()
+        out["second"] = dict(n=int(eng.sum()), ours_second=_mean(agree, "Jaccard ours–second"),
+                             second_released=_f(_mean(agree, "Jaccard second–released")),
+                             ours_released=_f(_mean(agree, "Jaccard", agree.index[eng])))
+    return out
+
+
+def precision_findings(prec: pd.DataFrame, keys: Sequence[str], n_segments: int | None, precision: str,
+                       other_name: str) -> dict:
+    """The precision check: the sets asked for (``keys``) and those of the run it scored, the
+    segments, the range of the Jaccard of the two kept sets (``same``: every set kept alike)
+    and the largest change of Pearson r, with :func:`mtbook.prose.two_digits` as ``max_dr_text``."""
+    out = dict(asked=list(keys), sets=list(prec.index) if len(prec) else [], n_segments=n_segments,
+               precision=precision, other=other_name, low=None, high=None, same=False, max_dr=None, max_dr_text=None)
+    if len(prec):
+        dr = float(prec[[c for c in prec.columns if c.startswith("Δr")]].abs().to_numpy().max())
+        lo, hi = float(prec.iloc[:, 0].min()), float(prec.iloc[:, 0].max())
+        out.update(low=lo, high=hi, same=lo == 1.0, max_dr=dr, max_dr_text=two_digits(dr))
+    return out
+
+
+def change_counts(change: pd.Series | Sequence[float]) -> dict:
+    """Rises, falls and zeros of a rounded change (NaN left out), and ``n``."""
+    change = pd.Series(change, dtype=float).dropna().round(6)
+    return dict(up=int((change > 0).sum()), down=int((change < 0).sum()), same=int((change == 0).sum()),
+                n=len(change))
+
+
+def table2_findings(gains: pd.DataFrame, paper_gain: pd.Series, avg: pd.DataFrame, wide: pd.DataFrame,
+                    paper: Mapping[tuple[str, str, str], Sequence[float]], tolerance: float = 0.01) -> dict:
+    """Table 2 as data: how often VAT raises the averaged correlation (ours, released: None
+    without them, the paper's over WMT17–19), the mean change per test set of the run and over
+    them (the paper's over the same test sets; None where it has none of them), BLEU's averaged r per
+    test set beside the paper's, and BLEU's whole-set gap to the paper in r, |τ| and ρ per test set
+    (``gaps``: those beyond ``tolerance``; ``fewer``: fewer directions than the paper's; ``caveat``:
+    the test set's text caveat; ``unprinted``: statistics the paper does not print)."""
+    has_released = bool(gains.released.notna().any())
+    paper_sets = paper_gain.index.get_level_values("test_set")
+    ours_t, paper_t = per_test_set(gains.ours, gains.test_set), per_test_set(paper_gain, paper_sets)
+    rel_t = per_test_set(gains.released, gains.test_set)
+    run_sets = list(dict.fromkeys(gains.test_set))
+    per_set = [dict(test_set=t, ours=_f(ours_t.get(t)), released=_f(rel_t.get(t)) if has_released else None,
+                    paper=_f(paper_t.get(t))) for t in run_sets]
+    in_run = paper_gain[paper_sets.isin(run_sets)]
+    bleu = [dict(test_set=t, whole=_f(averaged_value(avg, t, "BLEU", "original")),
+                 ours=_f(averaged_value(avg, t, "BLEU", "VAT (ours)")),
+                 released=_f(averaged_value(avg, t, "BLEU", "VAT (released)")),
+                 paper_whole=_f(paper[("BLEU", "original", t)][0]) if ("BLEU", "original", t) in paper else None,
+                 paper_vat=_f(paper[("BLEU", "VAT", t)][0]) if ("BLEU", "VAT", t) in paper else None)
+            for t in avg.test_set.unique()]
+    names = {"Δr": "r", "Δ|tau|": "tau", "Δrho": "rho"}
+    gap = []
+    for (t, metric, subset), row in wide.iterrows():
+        if metric != "BLEU" or subset != "original" or row[list(names)].isna().all():
+            continue
+        ours, of = row["directions"].split(" of ")
+        gap.append(dict(test_set=t, gaps=[dict(stat=names[c], delta=float(row[c])) for c in names
+                                          if pd.notna(row[c]) and abs(row[c]) > tolerance + 1e-9],
+                        unprinted=[names[c] for c in names if pd.isna(row[c])], directions=int(ours),
+                        paper_directions=None if of == "?" else int(of),
+                        fewer=of != "?" and ours != of, caveat=TEXT_CAVEAT.get(t)))
+    return dict(ours=change_counts(gains.ours), released=change_counts(gains.released) if has_released else None,
+                paper=change_counts(paper_gain), mean=dict(ours=_f(gains.ours.mean()),
+                                                            released=_f(gains.released.mean()) if has_released else None,
+                                                            paper=_f(in_run.mean()) if len(in_run) else None),
+                per_set=per_set, bleu=bleu, bleu_gap=gap, tolerance=tolerance,
+                bleu_close=[g["test_set"] for g in gap if not g["gaps"] and not g["unprinted"]])
+
+
+def table3_findings(t3: pd.DataFrame, paper: pd.DataFrame, tolerance: float = 0.01) -> dict:
+    """Table 3 as data (``t3`` from :func:`table3`): how often our and the released VAT raise r
+    at three decimals, with the median change, and the paper's on the same cells; BLEU's
+    whole-set r on en-zh; BLEU's whole-set gap per direction (those beyond ``tolerance`` with the
+    test set's text caveat); where BERTScore's whole-set r lies against the paper's; the text
+    caveats of the run's test sets, the paper's cells missing from its text and the run's
+    directions the paper's table lacks. ``cells`` is 0 where no Table 3 pair is in the run."""
+    out = dict(cells=0, ours=None, released=None, paper=None, ours_median=None, released_median=None, bleu_zh=[],
+               bleu_n=0, bleu_within=0, bleu_far=[], bert=None, tolerance=tolerance, missing=[], elsewhere=[],
+               caveats=[{"test_set": t, "caveat": TEXT_CAVEAT[t]} for t in sorted(set(t3.test_set)) if t in TEXT_CAVEAT]
+               if len(t3) else [])
+    if not len(t3):
+        return out
+    both = t3.pivot_table(index=["lp", "test_set", "metric"], columns="subset", values="value", dropna=False).round(3)
+    d = (both["VAT (ours)"] - both["original"]).round(3) if "VAT (ours)" in both else pd.Series(dtype=float)
+    out.update(cells=len(d), ours=change_counts(d), ours_median=_f(d.median()))
+    if "VAT (released)" in both:
+        dr = (both["VAT (released)"] - both["original"]).round(3).dropna()
+        out.update(released=change_counts(dr), released_median=_f(dr.median()))
+    p3 = paper.pivot_table(index=["lp", "test_set", "metric"], columns="subset", values="paper")
+    p3 = p3.reindex(both.index).dropna()
+    out["paper"] = change_counts((p3["VAT"] - p3["original"]).round(3))
+    whole = t3[t3.subset == "original"]
+    zh = whole[(whole.metric == "BLEU") & (whole.lp == "en-zh")].sort_values("test_set")
+    out["bleu_zh"] = [dict(test_set=row.test_set, value=_f(row.value), paper=_f(row.paper)) for row in zh.itertuples()]
+    b = whole[whole.metric == "BLEU"].dropna(subset=["paper"])
+    b = b.assign(delta=b["value"] - b["paper"]).sort_values(["test_set", "lp"])
+    far = b[b.delta.abs() > tolerance]
+    out.update(bleu_n=len(b), bleu_within=len(b) - len(far),
+               bleu_far=[dict(test_set=row.test_set, lp=row.lp, value=_f(row.value), paper=_f(row.paper),
+                              caveat=TEXT_CAVEAT.get(row.test_set)) for row in far.itertuples()])
+    bs = whole[whole.metric.str.startswith("BERTS")].dropna(subset=["paper", "value"])
+    if len(bs):
+        db = (bs["value"].round(3) - bs["paper"]).round(3)
+        worst = bs.loc[db.idxmin()]
+        out["bert"] = dict(below=int((db < 0).sum()), n=len(db), median=_f(db.median()),
+                           worst=dict(lp=worst.lp, test_set=worst.test_set, metric=worst.metric,
+                                      value=_f(worst.value), paper=_f(worst.paper)) if (db < 0).any() else None)
+    printed = set(zip(paper.test_set, paper.lp))
+    in_paper = pd.Series([(t, lp) in printed for t, lp in zip(t3.test_set, t3.lp)], index=t3.index)
+    gone = t3[in_paper & t3.paper.isna()].drop_duplicates(["lp", "test_set", "metric", "paper_subset"])
+    out["missing"] = [dict(subset=row.paper_subset, metric=row.metric, lp=row.lp, test_set=row.test_set)
+                      for row in gone.itertuples()]
+    out["elsewhere"] = sorted({f"{t.upper()} {lp}" for t, lp, kept in zip(t3.test_set, t3.lp, in_paper) if not kept})
+    return out
+
+
+def lambda_findings(sweep: pd.DataFrame, drop_percent: float, metrics: Sequence[str] = tuple(EVAL_METRICS)) -> dict:
+    """The λ sweep as data: per metric the mean r on the whole set, at λ = ``drop_percent`` and
+    of random subsets of that size, and the peak; per direction group (to / from English) the
+    same at λ = ``drop_percent`` with how many metrics lie above both the whole set and random."""
+    out = dict(metrics=[], groups=[], drop_percent=drop_percent)
+    if not len(sweep):
+        return out
+    best = sweep.groupby(["metric", "lam"])[["vat", "random"]].mean().reset_index()
+    for m in metrics:
+        d = best[best.metric == m].set_index("lam")
+        if drop_percent not in d.index or 0 not in d.index:
+            continue
+        out["metrics"].append(dict(metric=m, whole=_f(d.loc[0, "vat"]), at=_f(d.loc[drop_percent, "vat"]),
+                                   random=_f(d.loc[drop_percent, "random"]), peak=_f(d["vat"].max()),
+                                   peak_lam=int(d["vat"].idxmax())))
+    for g in ["to English", "from English"]:
+        d = sweep[sweep.group == g]
+        if not len(d):
+            continue
+        m = d.groupby(["metric", "lam"])[["vat", "random"]].mean()
+        rows = [dict(metric=k, whole=_f(m.loc[(k, 0), "vat"]), at=_f(m.loc[(k, drop_percent), "vat"]),
+                     random=_f(m.loc[(k, drop_percent), "random"]))
+                for k in metrics if (k, drop_percent) in m.index and (k, 0) in m.index]
+        out["groups"].append(dict(group=g, directions=int(d.lp.nunique()), metrics=rows,
+                                  above=sum(1 for x in rows if None not in (x["at"], x["whole"], x["random"])
+                                            and x["at"] > x["whole"] and x["at"] > x["random"])))
+    return out
+
+
+def filter_findings(fig4: pd.DataFrame, stats: Sequence[str] = tuple(STATS), chosen: str = "BERTS-R") -> dict | None:
+    """The paper's Figure 4 as data: per statistic the best filtering metric (averaged over the
+    evaluating metrics and directions), its value, the whole set's and the ``chosen`` filter's; how
+    many statistics ``chosen`` is best for, and how far at most it lies behind the best. None
+    without an ablation test set."""
+    if not len(fig4):
+        return None
+    f4 = fig4.groupby(["filter", "stat"])["value"].mean().unstack()
+    rows = []
+    for s in stats:
+        best = f4[s].drop("none (whole set)").idxmax()
+        rows.append(dict(stat=s, best=best, value=_f(f4.loc[best, s]), whole=_f(f4.loc["none (whole set)", s]),
+                         chosen=_f(f4.loc[chosen, s])))
+    return dict(stats=rows, chosen=chosen, n_best=sum(r["best"] == chosen for r in rows), n=len(rows),
+                behind=max(r["value"] - r["chosen"] for r in rows))
+
+
+def share_findings(df: pd.DataFrame, low: str, high: str, group: str, sign: int,
+                   exceptions: Mapping[str, int] | None = None) -> dict:
+    """One of Figures 5–7 as data: per evaluation set the change (pp) of groups ``low`` and
+    ``high`` in our VAT, and :func:`share_check` of ``group``."""
+    rows = [] if not len(df) else [
+        dict(evalset=k, low=_f(d.loc[d.group == low, "change (pp)"].iloc[0]) if (d.group == low).any() else None,
+             high=_f(d.loc[d.group == high, "change (pp)"].iloc[0]) if (d.group == high).any() else None)
+        for k, d in df[df.subset == "VAT (ours)"].groupby("evalset", sort=False)]
+    return dict(low=low, high=high, sets=rows, check=share_check(df, group, sign, exceptions))
+
+
+def nnp_findings(by_pos: pd.DataFrame) -> list[dict]:
+    """The share of proper-noun tokens (NNP), whole set → kept set, per set and kept set."""
+    rows = []
+    if not len(by_pos):
+        return rows
+    for k in by_pos.evalset.unique():
+        for subset in ("VAT (ours)", "VAT (released)"):
+            d = by_pos[(by_pos.evalset == k) & (by_pos.subset == subset) & (by_pos.group == "NNP")]
+            if len(d):
+                rows.append(dict(evalset=k, subset=subset.replace("VAT (", "").rstrip(")"), all=_f(d["all %"].iloc[0]),
+                                 kept=_f(d["kept %"].iloc[0]), change=_f(d["change (pp)"].iloc[0])))
+    return rows
+
+
+def share_check(df: pd.DataFrame, group: str, sign: int, exceptions: Mapping[str, int] | None = None) -> dict:
+    """Whether the share of ``group`` moves the way the paper found (``sign`` +1: up, −1: down;
+    ``exceptions``: another sign the paper saw for some language pairs), per evaluation set and
+    kept set (labels "wmt19 de-en (ours)"): ``agree`` (as the paper), ``general`` (as its general
+    trend but not its exception for ``exception_lps``) and ``against``. A change of exactly 0
+    agrees with no direction."""
+    exceptions = exceptions or {}
+    agree, general, against, lps = [], [], [], []
+    if len(df):
+        for (key, subset), d in df[df.group == group].groupby(["evalset", "subset"], sort=False):
+            lp = key.split()[-1]
+            got = np.sign(d["change (pp)"].iloc[0])
+            label = f"{key} ({subset.replace('VAT ', '').strip('()')})"
+            if got == exceptions.get(lp, sign):
+                agree.append(label)
+            elif lp in exceptions and got == sign:
+                general.append(label)
+                lps.append(lp)
+            else:
+                against.append(label)
+    return dict(agree=agree, general=general, exception_lps=list(dict.fromkeys(lps)), against=against)
+
+
+def kept_by_difficulty(mean_score: np.ndarray, kept_mask: np.ndarray) -> tuple[float, float, float]:
+    """Percent kept of the middle 80% of segments by mean score, of the lowest 10% (hardest)
+    and of the highest 10% (easiest); the 10th and 90th percentiles bound the groups."""
+    q = np.percentile(mean_score, [10, 90])
+    return (100 * kept_mask[(mean_score > q[0]) & (mean_score < q[1])].mean(),
+            100 * kept_mask[mean_score <= q[0]].mean(), 100 * kept_mask[mean_score >= q[1]].mean())
+
+
+def difficulty_findings(R: Mapping[str, Direction], keys: Sequence[str]) -> list[dict]:
+    """Per set, :func:`kept_by_difficulty` of our VAT by mean BERTS-R, and whether the middle 80%
+    is kept more often than both ends, as the paper found (its Figure 8), in whole percent as the
+    page shows them (41% against 41% is not "more often")."""
+    rows = []
+    for key in keys:
+        mid, hard, easy = kept_by_difficulty(*mean_recall_and_kept(R[key]))
+        rows.append(dict(evalset=key, middle=mid, hardest=hard, easiest=easy,
+                         as_paper=bool(round(mid) > round(hard) and round(mid) > round(easy))))
+    return rows
+
+
+def paraphrase_findings(t4: pd.DataFrame) -> dict:
+    """Table 4 as data: mean edits on kept, filtered-out and all segments of our VAT in words and
+    per reference word, the paper's (None without them), and whether the kept–filtered gap
+    ``remains``, ``vanishes`` or ``reverses`` per reference word."""
+    w, pw = t4.loc[("word", "VAT (ours)")], t4.loc[("word per reference word", "VAT (ours)")]
+    key = ("paper (unit not stated)", "released")
+    p = t4.loc[key] if key in t4.index else None
+    gap_words = w["kept"] - w["filtered out"]
+    gap_per_word = round(pw["kept"], 3) - round(pw["filtered out"], 3)
+    return dict(words={k: float(w[k]) for k in ("all", "filtered out", "kept")},
+                per_word={k: float(pw[k]) for k in ("all", "filtered out", "kept")},
+                paper=None if p is None else {k: float(p[k]) for k in ("all", "filtered out", "kept")},
+                after="remains" if gap_words * gap_per_word > 0 else "vanishes" if gap_per_word == 0 else "reverses")
+
+
+def bootstrap_findings(boot: pd.DataFrame) -> list[dict]:
+    """Per kept set: how many intervals lie above, below or around 0, and the median width."""
+    out = []
+    for subset, name in KEPT_SETS.items():
+        b = boot[boot.subset == subset]
+        if len(b):
+            out.append(dict(subset=subset, name=name, n=len(b), better=int((b.verdict == "VAT better").sum()),
+                            worse=int((b.verdict == "VAT worse").sum()),
+                            undecided=int((b.verdict == "undecided").sum()), width=_f((b.high - b.low).median())))
+    return out
+
+
+def stability_findings(stab: pd.DataFrame) -> dict | None:
+    """Mean Jaccard with the BERTS-F and BLEU sets and with half the systems, and chance."""
+    if not len(stab):
+        return None
+    half = [c for c in stab.columns if c.startswith("vs half")][0]
+    return dict(n=len(stab), berts_f=_f(stab["vs BERTS-F-filtered"].mean()), bleu=_f(stab["vs BLEU-filtered"].mean()),
+                half=_f(stab[half].mean()), chance=_f(stab["chance"].mean()))
+
+
+def da_findings(da: pd.DataFrame, alpha: float = 0.05) -> dict:
+    """DA-BERTScore against BERTS-F as data: per (set, systems) the difference in Pearson r on
+    the whole set and on our VAT with its two-sided PERM-BOTH p; over every tested comparison
+    (set, systems, subset, statistic) how many have ``p < alpha``, the range of p, how many and the
+    smallest after Holm's adjustment over those tests (:func:`mtlib.significance.holm`), and the groups
+    whose system count cannot reach ``p < alpha`` (``blind``)."""
+    out = dict(rows=[], tested=0, significant=0, p_min=None, p_max=None, holm_significant=0, holm_min=None,
+               alpha=alpha, blind=[], blind_floor=None)
+    if not len(da):
+        return out
+    if "p" not in da:  # not tested
+        da = da.assign(p=np.nan)
+    r = da[da.stat == "r"]
+    piv = r.pivot_table(index=["evalset", "systems", "subset"], columns="metric", values="value")
+    pv = r.groupby(["evalset", "systems", "subset"])["p"].first()
+    for e, g, s in piv.index:
+        if s != "original" or (e, g, "VAT (ours)") not in piv.index:
+            continue
+        diff = piv["DA-BERTScore"] - piv["BERTS-F"]
+        out["rows"].append(dict(evalset=e, systems=g, whole=_f(diff[(e, g, "original")]), whole_p=_f(pv[(e, g, "original")]),
+                                vat=_f(diff[(e, g, "VAT (ours)")]), vat_p=_f(pv[(e, g, "VAT (ours)")])))
+    p = da.groupby(["evalset", "systems", "subset", "stat"])["p"].first().dropna()
+    if len(p):
+        adjusted = holm(p.tolist())
+        out.update(tested=len(p), significant=int((p < alpha).sum()), p_min=float(p.min()), p_max=float(p.max()),
+                   holm_significant=int(sum(a < alpha for a in adjusted)), holm_min=float(min(adjusted)))
+        if "floor" in da:
+            floors = da.dropna(subset=["p"]).groupby(["evalset", "systems"])[["floor", "n_systems"]].first()
+            blind = floors[floors.floor >= alpha]
+            out["blind"] = [dict(evalset=e, systems=g, n=int(row.n_systems)) for (e, g), row in blind.iterrows()]
+            out["blind_floor"] = _f(blind.floor.min()) if len(blind) else None
+    return out
+
+
+# -- the verdicts ----------------------------------------------------------------------------------
+
+class Standing(str, enum.Enum):
+    """Where a kept set's median percentile among random subsets of its size lies
+    (:data:`STANDING_THRESHOLDS`): at or above 75, most random subsets are below it; 60 to 75, above a
+    typical one; between 40 and 60, a typical one; 25 to 40, below a typical one; at or below 25,
+    below most."""
+    ABOVE_MOST = "above most"
+    ABOVE_TYPICAL = "above typical"
+    TYPICAL = "typical"
+    BELOW_TYPICAL = "below typical"
+    BELOW_MOST = "below most"
+
+
+# The thresholds of :class:`Standing` on the median percentile, stated on the page: at or above
+# ``above_most``, at or above ``above_typical``, at or below ``below_typical``, at or below ``below_most``.
+STANDING_THRESHOLDS = {"above_most": 75, "above_typical": 60, "below_typical": 40, "below_most": 25}
+
+
+def standing(median_percentile: float) -> Standing:
+    """:class:`Standing` of a median percentile: 75 and 25 count as the outer classes, 60 and 40
+    as the typical one (``>=`` on the lower bounds 75 and 60, ``<=`` on 40 and 25)."""
+    x, t = float(median_percentile), STANDING_THRESHOLDS
+    if x >= t["above_most"]:
+        return Standing.ABOVE_MOST
+    if x >= t["above_typical"]:
+        return Standing.ABOVE_TYPICAL
+    if x <= t["below_most"]:
+        return Standing.BELOW_MOST
+    if x <= t["below_typical"]:
+        return Standing.BELOW_TYPICAL
+    return Standing.TYPICAL
+
+
+class Band(str, enum.Enum):
+    """How a kept set's correlations fall outside the random subsets' middle 95% (percentile ≥
+    97.5 or ≤ 2.5), against chance's 2.5% of the cases on each side: a side counts when it has at
+    least :data:`BAND_FACTOR` times chance's count and at least :data:`MIN_BAND_CASES` cases; with
+    both sides counting, one dominates at :data:`BAND_RATIO` times the other's cases."""
+    CHANCE = "chance"              # neither side beyond chance
+    UP = "up"                      # above beyond chance, below not
+    DOWN = "down"                  # below beyond chance, above not
+    MOSTLY_UP = "mostly up"        # both beyond chance, above at least BAND_RATIO times below
+    MOSTLY_DOWN = "mostly down"    # both, below at least BAND_RATIO times above
+    BOTH_WAYS = "both ways"        # both, neither dominating
+
+
+BAND_FACTOR = 3
 MIN_BAND_CASES = 3
+BAND_RATIO = 2
 
 
-def _band(rows: pd.DataFrame) -> tuple[int, int]:
-    """Cases above and below the middle 95% of the random subsets (percentile ≥ 97.5, ≤ 2.5)."""
-    return int((rows.percentile >= 97.5).sum()), int((rows.percentile <= 2.5).sum())
+def band(above: int, below: int, cases: int) -> Band:
+    """:class:`Band` of ``above`` and ``below`` cases out of ``cases``."""
+    need = max(MIN_BAND_CASES, BAND_FACTOR * 0.025 * cases)
+    up, down = above >= need, below >= need
+    if up and down:
+        return (Band.MOSTLY_UP if above >= BAND_RATIO * below else
+                Band.MOSTLY_DOWN if below >= BAND_RATIO * above else Band.BOTH_WAYS)
+    return Band.UP if up else Band.DOWN if down else Band.CHANCE
 
 
-def set_verdict(name: str, gain: pd.Series, rand: pd.DataFrame, boot: pd.DataFrame) -> str:
-    """The verdict on one kept set (``name`` as "our sets"; ``gain``: its Table 2 changes,
-    indexed by test set; ``rand``: its random-subset rows, Pearson and Kendall, with
-    ``selected`` and ``random mean``) against random subsets of its size and against the whole set.
+class Claim(str, enum.Enum):
+    """The paper's claim (VAT ranks systems better than the whole test set) on one kept set:
+    supported when its Pearson r stands above most random subsets (:class:`Standing`) and the
+    bootstrap finds it better than the whole set more often than worse; then for Kendall's τ as
+    well when τ also stands above most, "mixed" when τ's mean gain over random subsets is positive
+    and more cases lie above the band than below, else for r only. Otherwise not supported,
+    with the averaged Table 2 change about 0 (below :data:`SAME_MEAN` in size), rising on some test
+    sets and falling on others (by at least :data:`SAME_CHANGE`), or neither."""
+    SUPPORTED = "supported"
+    SUPPORTED_R_TAU_MIXED = "supported for r, mixed for tau"
+    SUPPORTED_R_ONLY = "supported for r only"
+    NOT_SUPPORTED_SPLIT = "not supported: rises on some test sets, falls on others"
+    NOT_SUPPORTED_SAME = "not supported: about the same"
+    NOT_SUPPORTED = "not supported"
 
-    Pearson's r: median percentile ≥ 75 reads "higher than on most", > 25 "in the median about
-    as high", else "lower"; beside it the mean gain over random subsets (overall and per
-    evaluating metric), each evaluating metric whose own median is ≤ 25 under a pooled median
-    above 25 (with its bootstrap "worse" count, where ``boot`` has a ``metric`` column), and
-    the cases outside the random 95% band both ways, against the about
-    2.5% of cases chance puts on each side; at three times that (and :data:`MIN_BAND_CASES`) on both sides the text says
-    that VAT moves the correlation more than a random subset does, both ways. Kendall's τ gets
-    its median, mean gain over random and band counts. Against the whole set: the bootstrap
-    verdicts (Pearson r) and the mean Table 2 change, overall and per test set. The paper's
-    claim is supported with a Pearson median ≥ 75 and more "better" than "worse" bootstrap
-    verdicts; for τ as well only with a median ≥ 75; "mixed" for τ where its mean gain is
-    positive and more cases lie above the band than below. Otherwise, a mean Table 2 change
-    below 0.01 in size reads as "about the same averaged correlation", or, where some test
-    sets rise and others fall by at least :data:`SAME_CHANGE`, as the same on average, rising
-    on the ones and falling on the others."""
+
+SAME_MEAN = 0.01
+SAME_CHANGE = 0.005
+
+
+@dataclass
+class MetricStanding:
+    metric: str
+    median: float
+    gain: float
+    worse: int | None = None  # bootstrap "worse" count of this metric (for a metric hidden by the pooled median)
+    n: int | None = None
+
+
+@dataclass
+class SetVerdict:
+    """The verdict on one kept set (:func:`set_verdict`)."""
+    subset: str
+    name: str
+    directions: int
+    cases: int
+    median: float
+    standing: Standing
+    gain: float
+    above: int
+    below: int
+    chance: float
+    band: Band
+    metrics: list[MetricStanding]
+    hidden: list[MetricStanding]  # metrics standing below most random subsets under a pooled median above 25
+    kendall: dict | None
+    better: int
+    worse: int
+    undecided: int
+    n_boot: int
+    table2_mean: float | None
+    table2_per_set: list[dict]
+    rising: list[str]
+    falling: list[str]
+    claim: Claim
+
+
+def set_verdict(subset: str, gain: pd.Series, rand: pd.DataFrame, boot: pd.DataFrame) -> SetVerdict:
+    """The verdict on one kept set (``subset`` of :data:`KEPT_SETS`; ``gain``: its Table 2 changes
+    indexed by test set; ``rand``: its random-subset rows, Pearson and Kendall; ``boot``: its
+    bootstrap rows): its :class:`Standing` and :class:`Band` among random subsets in Pearson r
+    (and Kendall τ), per metric medians and mean gains, the bootstrap counts, the Table 2 change
+    overall and per test set, and the :class:`Claim`."""
     pearson, kendall = rand[rand.method == "pearson"], rand[rand.method == "kendall"]
     n_better, n_worse = int((boot.verdict == "VAT better").sum()), int((boot.verdict == "VAT worse").sum())
-    n_boot = len(boot)
-    median_pct = float(pearson.percentile.median())
-    above, below = _band(pearson)
-    chance = 0.025 * len(pearson)
+    median = float(pearson.percentile.median())
+    above, below = int((pearson.percentile >= 97.5).sum()), int((pearson.percentile <= 2.5).sum())
     p_gain = pearson["selected"] - pearson["random mean"]
-    per_metric_gain = p_gain.groupby(pearson.metric).mean()
-    per_metric_gain = per_metric_gain.reindex([m for m in EVAL_METRICS if m in per_metric_gain.index]
-                                              + [m for m in per_metric_gain.index if m not in EVAL_METRICS])
-    text = (f"**With {name}**, VAT's Pearson $r$ is {_versus_random(median_pct)} (median percentile {median_pct:.0f}; "
-            f"per metric {_per_metric_medians(pearson)}), with a mean gain over random subsets of {p_gain.mean():+.3f} "
-            f"(per metric " + ", ".join(f"{m} {v:+.3f}" for m, v in per_metric_gain.items()) + ")")
+    order = [m for m in EVAL_METRICS if m in set(pearson.metric)] + sorted(set(pearson.metric) - set(EVAL_METRICS))
     medians = pearson.groupby("metric")["percentile"].median()
-    low = [m for m in per_metric_gain.index if 25 < median_pct and medians[m] <= 25]  # hidden by the pooled median
-    for m in low:
-        text += f"; {m} lies below most random subsets of its size (median percentile {medians[m]:.0f})"
-        if "metric" in boot:
-            b = boot[boot.metric == m]
-            text += (f" and is worse than the whole set beyond the bootstrap noise in "
-                     f"{int((b.verdict == 'VAT worse').sum())} of {len(b)} directions")
-    text += (f"; it lies above the random subsets' middle 95% in {above} and below it in {below} of {len(pearson)} "
-             f"cases, where chance would put about {chance:.1f} on each side")
-    if min(above, below) >= max(MIN_BAND_CASES, 3 * chance):
-        text += ": VAT moves the correlation more than a random subset of its size does, up in some directions and " \
-                "down in others"
-    kendall_pct, k_gain, k_above, k_below = float("nan"), float("nan"), 0, 0
+    gains = p_gain.groupby(pearson.metric).mean()
+    metrics = []
+    for m in order:
+        b = boot[boot.metric == m] if "metric" in boot else boot.iloc[:0]
+        metrics.append(MetricStanding(m, float(medians[m]), float(gains[m]),
+                                      int((b.verdict == "VAT worse").sum()) if len(b) else None, len(b) or None))
+    hidden = [x for x in metrics if standing(median) is not Standing.BELOW_MOST and standing(x.median) is Standing.BELOW_MOST]
+    k = None
     if len(kendall):
-        kendall_pct = float(kendall.percentile.median())
-        k_gain = float((kendall["selected"] - kendall["random mean"]).mean())
-        k_above, k_below = _band(kendall)
-        text += (f". Its Kendall $\\tau$, the order of the systems, has a median percentile of {kendall_pct:.0f} (per "
-                 f"metric {_per_metric_medians(kendall)}), a mean gain over random subsets of {k_gain:+.3f}, and lies "
-                 f"above their middle 95% in {k_above} and below it in {k_below} cases")
+        k_med = float(kendall.percentile.median())
+        k_above, k_below = int((kendall.percentile >= 97.5).sum()), int((kendall.percentile <= 2.5).sum())
+        k = dict(median=k_med, standing=standing(k_med).value, gain=float((kendall["selected"] - kendall["random mean"]).mean()),
+                 above=k_above, below=k_below, band=band(k_above, k_below, len(kendall)).value,
+                 metrics=[dict(metric=m, median=float(v)) for m, v in
+                          kendall.groupby("metric")["percentile"].median().reindex(order).dropna().items()])
     per_set = gain.groupby(level=0, sort=False).mean()
-    text += (f". Against the whole set its Pearson $r$ is better beyond the bootstrap noise in {n_better}, worse in "
-             f"{n_worse} and undecided in {n_boot - n_better - n_worse} of {n_boot} (direction, metric) cases, and the "
-             f"averaged correlations of Table 2 change by {_signed(gain.mean())} on average"
-             + (f" ({_per_test_set_text(per_set)})" if len(per_set) > 1 else "") + ".")
-    if median_pct >= 75 and n_better > n_worse:
-        if not len(kendall) or kendall_pct >= 75:
-            return text + " These numbers support the paper's claim that VAT ranks systems better than the whole test set."
-        if k_gain > 0 and k_above > k_below:
-            return text + (" These numbers support the paper's claim for Pearson's $r$; for Kendall's $\\tau$ the "
-                           "evidence is mixed: a median percentile near that of a random subset, but a positive mean "
-                           "gain over random subsets and more cases above their middle 95% than below (τ is not "
-                           "bootstrapped).")
-        return text + (" These numbers support the paper's claim for Pearson's $r$ only, not for Kendall's $\\tau$, "
-                       "the order of the systems.")
-    if abs(gain.mean()) < 0.01:
-        up = [t.upper() for t, v in per_set.items() if v >= SAME_CHANGE]
-        down = [t.upper() for t, v in per_set.items() if v <= -SAME_CHANGE]
-        if up and down:
-            return text + (" These numbers do not support the claim that VAT ranks systems better in general: averaged "
-                           f"over the test sets the correlation stays about the same, rising on {and_list(up)} and "
-                           f"falling on {and_list(down)}.")
-        return text + (" These numbers do not support the claim that VAT ranks systems better; they show a test set "
-                       "cut to 40% with about the same averaged correlation.")
-    return text + " These numbers do not support the claim that VAT ranks systems better."
+    rising = [t.upper() for t, v in per_set.items() if v >= SAME_CHANGE]
+    falling = [t.upper() for t, v in per_set.items() if v <= -SAME_CHANGE]
+    mean = float(gain.mean()) if len(gain.dropna()) else float("nan")
+    if standing(median) is Standing.ABOVE_MOST and n_better > n_worse:
+        if k is None or standing(k["median"]) is Standing.ABOVE_MOST:
+            claim = Claim.SUPPORTED
+        elif k["gain"] > 0 and k["above"] > k["below"]:
+            claim = Claim.SUPPORTED_R_TAU_MIXED
+        else:
+            claim = Claim.SUPPORTED_R_ONLY
+    elif abs(mean) < SAME_MEAN and rising and falling:
+        claim = Claim.NOT_SUPPORTED_SPLIT
+    elif abs(mean) < SAME_MEAN:
+        claim = Claim.NOT_SUPPORTED_SAME
+    else:
+        claim = Claim.NOT_SUPPORTED
+    directions = int(pearson.evalset.nunique()) if "evalset" in pearson else len(pearson)
+    return SetVerdict(subset, KEPT_SETS[subset], directions, len(pearson), median, standing(median),
+                      float(p_gain.mean()), above, below, 0.025 * len(pearson), band(above, below, len(pearson)),
+                      metrics, hidden, k, n_better, n_worse, len(boot) - n_better - n_worse, len(boot),
+                      _f(mean), [dict(test_set=t.upper(), change=_f(v)) for t, v in per_set.items()],
+                      rising, falling, claim)
 
 
-def conclusion(agree: pd.DataFrame, gains: pd.DataFrame, paper_gain: pd.Series | Sequence[float], rand: pd.DataFrame,
-               boot: pd.DataFrame) -> tuple[list[str], str]:
-    """The closing bullets and the verdicts, one per kept set (:func:`set_verdict`) of the run."""
-    agree_text = "" if "Jaccard" not in agree else (
-        f"mean Jaccard with the release {_mean(agree, 'Jaccard'):.3f} against {_mean(agree, 'chance'):.3f} by chance")
-    n_cells = len(gains)
-    bullets = [
-        f"**The filtering is implemented as specified** (`mtlib vat`, tested on hand-computed cases); the kept sets "
-        f"depend on the encoder: {agree_text or 'no released set in this run'}.",
-        f"**Table 2** (the paper: +VAT \"better correlates with human judgements\"): at three decimals, VAT raises "
-        f"the averaged correlation in {int((gains.ours > 0).sum())} of {n_cells} cells with our sets and "
-        f"{int((gains.released > 0).sum())} of {n_cells} with the released sets (paper: "
-        f"{sum(round(g, 6) > 0 for g in paper_gain)} of {len(paper_gain)} for WMT17–19); mean change per test set "
-        f"with our sets {_per_test_set_text(per_test_set(gains.ours, gains.test_set))}.",
-    ]
-    verdicts = []
-    for subset, name in KEPT_SETS.items():
+def verdicts(gains: pd.DataFrame, rand: pd.DataFrame, boot: pd.DataFrame) -> list[SetVerdict]:
+    """:func:`set_verdict` of each kept set of the run (our sets, then the released ones)."""
+    out = []
+    for subset in KEPT_SETS:
         p, b = _pearson(rand, subset), boot[boot.subset == subset]
         if not len(p) or not len(b):
             continue
-        bullets.append(
-            f"**{name.capitalize()} against random subsets of the same size** (not in the paper): median percentile "
-            f"{p.percentile.median():.0f} for Pearson $r$ (per metric {_per_metric_medians(p)}); beats 97.5% of random "
-            f"subsets in {_band(p)[0]} of {len(p)} (direction, metric) cases and falls below 97.5% of them in "
-            f"{_band(p)[1]}; the bootstrap "
-            f"interval of the change from the whole set excludes 0 upwards in {int((b.verdict == 'VAT better').sum())} "
-            f"and downwards in {int((b.verdict == 'VAT worse').sum())} of {len(b)}.")
-        verdicts.append(set_verdict(name, gains.set_index("test_set")["ours" if subset == "VAT (ours)" else "released"],
-                                    rand[rand.subset == subset], b))
-    return bullets, " ".join(verdicts)
+        column = "ours" if subset == "VAT (ours)" else "released"
+        out.append(set_verdict(subset, gains.set_index("test_set")[column], rand[rand.subset == subset], b))
+    return out

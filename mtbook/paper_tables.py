@@ -1,4 +1,5 @@
-"""Putting our numbers beside a paper's: the helpers every chapter uses."""
+"""Putting our numbers beside a paper's printed table: the helpers every chapter uses (the book's,
+not the library's: a metric user has no paper to match)."""
 
 from __future__ import annotations
 

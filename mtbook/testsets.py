@@ -1,7 +1,8 @@
 """What the book knows about the WMT test sets it reads, beyond their files: how to cite each,
 and what is unusual about its text in the data root (``../shared/data/README.md``).
 
-One place for these facts, so that every chapter's "Data:" line and caveat says the same.
+One place for these facts, so that every chapter's "Data:" line and caveat says the same. The
+book's, not the library's: citations and caveats are words on a page.
 """
 
 from __future__ import annotations

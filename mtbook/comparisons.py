@@ -1,0 +1,80 @@
+"""One way for every chapter to say "metric B beats metric A": a family of
+:func:`mtlib.significance.compare` results, Holm-adjusted together, as data for the words.
+
+A chapter runs its comparisons with :func:`mtlib.significance.compare` (two-sided PERM-BOTH,
+the resampling unit named), gathers them here with what each one compares, and publishes
+:func:`family`'s rows; ``notebooks/book.macros.j2`` words them the same way on every page
+(``m.compared``, ``m.tests_note``). A result is called significant only on its Holm-adjusted p,
+over every test the page ran, and the raw p stands beside it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+import pandas as pd
+
+from mtlib.significance import ALPHA, Comparison, Verdict, holm
+
+__all__ = ["Compared", "family", "family_counts", "family_frame"]
+
+
+@dataclass(frozen=True)
+class Compared:
+    """One comparison of a family: ``b`` against ``a`` in ``setting`` (what a reader needs to
+    tell the comparisons apart: evaluation set, systems, statistic ...), its raw and
+    Holm-adjusted p and its verdict on the adjusted p (:class:`mtlib.significance.Verdict`)."""
+
+    setting: dict
+    a: str
+    b: str
+    stat: str
+    corr_a: float
+    corr_b: float
+    delta: float
+    p: float
+    p_holm: float
+    verdict: Verdict
+    alternative: str
+    n: int
+    n_units: int
+    unit: str
+    exact_floor: float
+    mc_floor: float
+    n_permutations: int
+    reason: str
+
+
+def family(tests: Iterable[tuple[Mapping[str, str], str, str, str, Comparison]], *,
+           alpha: float = ALPHA) -> list[Compared]:
+    """Every ``(setting, a, b, stat, comparison)`` of a page as :class:`Compared`, the p-values
+    Holm-adjusted over the whole family (untested ones left out of the count), each verdict
+    taken on the adjusted p at ``alpha``."""
+    tests = list(tests)
+    adjusted = holm([c.p for *_, c in tests])
+    return [Compared(dict(setting), a, b, stat, c.corr_a, c.corr_b, c.delta, c.p, q, c.verdict(alpha, q),
+                     c.alternative, c.n, c.n_units, c.unit, c.exact_floor, c.mc_floor, c.n_permutations, c.reason)
+            for (setting, a, b, stat, c), q in zip(tests, adjusted)]
+
+
+def family_counts(rows: Iterable[Compared]) -> dict[str, int]:
+    """How many comparisons the family holds (``tests``: those that could be tested), how many
+    got each verdict (keys are :class:`~mtlib.significance.Verdict` values), and how many would
+    be called significant on the raw p (``raw_significant``), for the sentence that says what
+    the adjustment changed."""
+    rows = list(rows)
+    out = {v.value: sum(r.verdict is v for r in rows) for v in Verdict}
+    out["comparisons"] = len(rows)
+    out["tests"] = len(rows) - out[Verdict.UNTESTED.value]
+    out["raw_significant"] = sum(r.verdict in (Verdict.NOT_SHOWN, Verdict.A_BETTER, Verdict.B_BETTER)
+                                 and r.p < (ALPHA / 2 if r.alternative == "greater" else ALPHA) for r in rows)
+    return out
+
+
+def family_frame(rows: Iterable[Compared]) -> pd.DataFrame:
+    """The family as a table for the page: the setting's columns, then A, B, the difference
+    (B − A), p, Holm p, the verdict and the units resampled."""
+    records = [{**r.setting, "A": r.a, "B": r.b, "stat": r.stat, "B − A": r.delta, "p": r.p, "Holm p": r.p_holm,
+                "verdict": r.verdict.value, "units": f"{r.n_units} {r.unit}s" if r.n_units else "–"} for r in rows]
+    return pd.DataFrame(records)
