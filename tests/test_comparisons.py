@@ -60,6 +60,7 @@ def test_the_book_words_every_verdict():
     counts = comparisons.family_counts(_family())
     note = " ".join(words.render_template("{{ m.tests_note(f.c, 2000) }}", {"c": counts}, macros=MACROS).split())
     assert "two-sided, with 2,000 permutations that swap whole systems; the page ran 3 such tests" in note
+    assert "multiply the smallest by m, the next by m − 1" in note
     assert "(2 raw and 2 adjusted p-values are below 0.05)" in note
     none = words.render_template("{{ m.tests_note(f.c, 2000) }}", {"c": {**counts, "tests": 0}}, macros=MACROS)
     assert none.startswith("No comparison on this page could be tested")

@@ -139,8 +139,8 @@ def test_table1_findings():
     runs = {"wmt19 de-en": SimpleNamespace(held=(0, 0, 0.3), human={"A": 1.0, "B": None}, top=["A"]),
             "wmt18 de-en": SimpleNamespace(held=None, human={"A": 1.0, "B": 2.0}, top=["B"])}
     s = study.table1_findings(t, runs, ["BLEU (intl)", "TER", "METEOR"])
-    assert s["surface"] == [{"metric": "BLEU (intl)", "max_delta": pytest.approx(0.022)},
-                            {"metric": "TER", "max_delta": 0.0}]  # METEOR has no paper value here
+    assert s["surface"] == [{"metric": "BLEU (intl)", "max_delta": pytest.approx(0.022), "n_values": 2, "n_equal": 0},
+                            {"metric": "TER", "max_delta": 0.0, "n_values": 2, "n_equal": 2}]  # METEOR: no paper value
     s19, s18 = s["sets"]
     assert (s19["key"], s19["n_all"], s19["n_top"]) == ("wmt19 de-en", 1, 1)
     assert (s19["bs_top"], s19["da_top"], s19["raw_top"], s19["held_top"]) == (0.2, 0.5, 0.7, 0.4)

@@ -633,7 +633,8 @@ def table1_findings(table: pd.DataFrame, runs: Mapping[str, EvalsetRun], surface
 
     Returns:
         ``surface``: per surface metric with a paper value, its largest ``|Δ|`` (``max_delta``,
-        0 where every printed value is reproduced); ``sets``: per evaluation set the signed
+        0 where every printed value is reproduced), how many printed values it has (``n_values``)
+        and how many it reproduces (``n_equal``); ``sets``: per evaluation set the signed
         ``r`` of BERTScore, DA-BERTScore, the paper's equations on raw cosines and (None where
         absent) DA-BERTScore at the held-apart ``b``, over all systems (``*_all``) and the top
         ones (``*_top``), the paper's printed ``|r|`` on the top 30% (None where the paper has
@@ -652,7 +653,12 @@ def table1_findings(table: pd.DataFrame, runs: Mapping[str, EvalsetRun], surface
                         for name, metric in [("bs", "BERTScore"), ("da", DA), ("raw", DA_RAW), ("held", DA_HELD)]},
                      "paper_bs_top": cell(key, "top30", "BERTScore", "paper"),
                      "paper_da_top": cell(key, "top30", DA, "paper")})
-    return {"surface": [{"metric": m, "max_delta": float(d)} for m, d in deltas.items() if d == d], "sets": sets}
+    def printed(m):
+        d = table.loc[(table["metric"] == m) & (table["test_set"] == test_set), "delta"].dropna()
+        return {"n_values": int(len(d)), "n_equal": int((d == 0).sum())}
+
+    return {"surface": [{"metric": m, "max_delta": float(d), **printed(m)} for m, d in deltas.items() if d == d],
+            "sets": sets}
 
 
 def authors_models(lps: Sequence[str]) -> list[dict[str, str]]:
