@@ -11,13 +11,14 @@ over every test the page ran, and the raw p stands beside it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+import math
+from typing import Iterable, Mapping, Sequence
 
 import pandas as pd
 
 from mtlib.significance import ALPHA, Comparison, Verdict, holm
 
-__all__ = ["Compared", "family", "family_counts", "family_frame"]
+__all__ = ["Compared", "family", "family_counts", "family_frame", "Floor", "family_floors"]
 
 
 @dataclass(frozen=True)
@@ -78,3 +79,40 @@ def family_frame(rows: Iterable[Compared]) -> pd.DataFrame:
     records = [{**r.setting, "A": r.a, "B": r.b, "stat": r.stat, "B − A": r.delta, "p": r.p, "Holm p": r.p_holm,
                 "verdict": r.verdict.value, "units": f"{r.n_units} {r.unit}s" if r.n_units else "–"} for r in rows]
     return pd.DataFrame(records)
+
+
+@dataclass(frozen=True)
+class Floor:
+    """The smallest p that a comparison over the ``n`` units of one group of a family (``setting``:
+    the family's setting keys it was grouped by, e.g. language pair and subset) can reach:
+    ``exact`` = 2^-(n-1) (two-sided: only "swap none" and "swap all" reproduce the observed
+    difference) and ``mc``, that of the seeded draws. ``holm``: the least its Holm-adjusted p
+    could be in this family (a p below ``alpha`` is multiplied by at least one plus the ``above``
+    p-values of the family at or above ``alpha``); ``possible``: whether that is below
+    ``alpha``; ``n_tests``: the family's tested comparisons in the group."""
+
+    setting: dict
+    n: int
+    n_tests: int
+    exact: float
+    mc: float
+    above: int
+    holm: float
+    possible: bool
+
+
+def family_floors(rows: Sequence[Compared], by: Sequence[str], *, alpha: float = ALPHA) -> list[Floor]:
+    """:class:`Floor` of each group of tested comparisons sharing the setting keys ``by``, in the
+    family's order (a group without a tested comparison has no floor to speak of)."""
+    above = sum(1 for r in rows if not math.isnan(r.p) and r.p >= alpha)
+    groups: dict[tuple, list[Compared]] = {}
+    for r in rows:
+        if not math.isnan(r.p):
+            groups.setdefault(tuple(r.setting[k] for k in by), []).append(r)
+    out = []
+    for key, mine in groups.items():
+        n = max(r.n_units for r in mine)
+        exact, mc = 0.5 ** (n - 1), min(r.mc_floor for r in mine)
+        holm = min(1.0, min(exact, mc) * (1 + above))
+        out.append(Floor(dict(zip(by, key)), n, len(mine), exact, mc, above, holm, holm < alpha))
+    return out

@@ -179,23 +179,23 @@ def test_setting_words_group_each_setting_by_its_verdict():
 def test_floors_say_where_no_comparison_can_be_significant():
     h = _holm_case()
     rows = study.page_family([h])
-    (f,) = study.floors([h], rows)
+    (f,) = comparisons.family_floors(rows, by=("lp", "subset"))
     # six systems: 2^-5 = 0.031 two-sided; the draws' own floor (none or all swapped) is 0.030 with this seed
-    assert (f.lp, f.subset, f.n, f.n_tests, f.exact) == ("de-en", "all", 6, 2, 1 / 32)
+    assert (f.setting, f.n, f.n_tests, f.exact) == ({"lp": "de-en", "subset": "all"}, 6, 2, 1 / 32)
     assert f.mc == pytest.approx(0.03) and f.above == 1  # the tie's p = 1
     assert f.holm == pytest.approx(0.06) and not f.possible  # at least 2 x 0.03 once Holm counts the tie
     big = study.versus_highest({"good": {f"s{i}": float(i) for i in range(12)},
                                 "bad": {f"s{i}": float(-i) for i in range(12)}}, {f"s{i}": float(i) for i in range(12)},
                                "r", lp="en-de", subset="all", seed=1)
-    (g,) = study.floors([big], study.page_family([big]))
+    (g,) = comparisons.family_floors(study.page_family([big]), by=("lp", "subset"))
     assert g.exact == 2 ** -11 and g.possible and g.above == 0
     three = study.versus_highest({"a": {"s0": 1.0, "s1": 2.0, "s2": 3.0}, "b": {"s0": 3.0, "s1": 1.0, "s2": 2.0}},
                                  {"s0": 0.1, "s1": 0.2, "s2": 0.3}, "r", lp="en-de", subset="top30", seed=1)
-    (t,) = study.floors([three], study.page_family([three]))
+    (t,) = comparisons.family_floors(study.page_family([three]), by=("lp", "subset"))
     assert t.exact == 0.25 and not t.possible  # above 0.05 before any adjustment
     flat = study.versus_highest({"x": {"s0": 1.0, "s1": 1.0, "s2": 1.0}, "y": {"s0": 2.0, "s1": 2.0, "s2": 2.0}},
                                 {"s0": 0.1, "s1": 0.2, "s2": 0.3}, "r", lp="en-de", subset="all", seed=1)
-    assert study.floors([flat], study.page_family([flat])) == []  # nothing tested: no floor to speak of
+    assert comparisons.family_floors(study.page_family([flat]), by=("lp", "subset")) == []  # nothing tested: no floor to speak of
 
 
 # -- the paper's Table 2 and Figure 2 --------------------------------------------------------

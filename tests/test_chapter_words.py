@@ -66,7 +66,7 @@ def _baselines_findings(has_paper: bool, test_set: str, undefined: bool = False)
                 has_paper=has_paper, tokenisation=baselines.tokenisation_gaps(table1, ["de-en"]),
                 negatives=baselines.negative_signs(table1, metrics), n_permutations=1000, seed=1,
                 comparisons=baselines.setting_words(settings, family), family=family,
-                counts=comparisons.family_counts(family), floors=baselines.floors(settings, family), table2=None,
+                counts=comparisons.family_counts(family), floors=comparisons.family_floors(family, by=("lp", "subset")), table2=None,
                 negative_turns=baselines.negative_turns(curves, 1), full_range=baselines.full_range(curves),
                 widths=baselines.interval_widths(boot), intervals=baselines.intervals_by_lp(boot),
                 top_human=baselines.top_human_ranges(humans, 0.3),

@@ -86,7 +86,7 @@ def findings(keys, *, n_systems=7, meteor=True, constant_bertscore=False, held=T
         tests_bs=study.comparison_rows(family, "BERTScore", DA), tests_raw=study.comparison_rows(family, DA_RAW, DA),
         tests_overlap=study.comparison_rows(family, "Overlap F", "DA-Overlap F"),
         versus=study.versus_counts(family), perm_counts=study.perm_counts(family),
-        counts=comparisons.family_counts(family), floors=study.floors(family),
+        counts=comparisons.family_counts(family), floors=comparisons.family_floors(family, by=("evalset", "subset")),
         robust=study.robustness_findings(robust, family),
         table2=study.table2_findings(sums if has_ende else None, False if has_ende else None,
                                      n_segments=n_segments),

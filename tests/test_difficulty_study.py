@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from mtlib.bertscore import SentenceMean, TokenMatches
+from mtbook.comparisons import family_floors
 from mtbook.studies import difficulty as study
 from mtbook.studies.difficulty import DA, DA_HELD, DA_RAW, da_pair
 from mtlib.scoring import SystemStats
@@ -463,15 +464,15 @@ def test_comparison_rows_are_plain_records_of_the_family():
 
 def test_floors_of_the_family():
     rows = hand_family()
-    (all16, top4) = study.floors(rows)
+    (all16, top4) = family_floors(rows, by=("evalset", "subset"))
     # four p's of 0.05 or more (0.03 < 0.05 is not one): a p below 5% is multiplied by at least 1 + 3
-    assert (all16.evalset, all16.subset, all16.n, all16.n_tests, all16.above) == ("wmt19 de-en", "all", 16, 3, 3)
+    assert (all16.setting, all16.n, all16.n_tests, all16.above) == ({"evalset": "wmt19 de-en", "subset": "all"}, 16, 3, 3)
     assert all16.exact == 0.5 ** 15 and all16.possible
     assert (top4.n, top4.n_tests, top4.exact, top4.holm, top4.possible) == (4, 2, 0.125, 0.5, False)
     # the seeded draws' floor counts where it is lower than the exact one
     low = study.page_family([({"evalset": "k", "subset": "top30", "n": 6}, "A", "B", "r",
                               comparison(0.3, 0.2, 6, mc=0.01))])
-    (f,) = study.floors(low)
+    (f,) = family_floors(low, by=("evalset", "subset"))
     assert (f.exact, f.mc, f.above, f.holm, f.possible) == (1 / 32, 0.01, 1, 0.02, True)
 
 

@@ -41,7 +41,7 @@ from mtbook.testsets import newstest_name, sources_line, text_caveat
 __all__ = ["STAT_METHODS", "STAT_LABELS", "signed_value", "PaperMatch", "paper_matches", "reproduced",
            "TokenisationGap", "tokenisation_gaps", "Negatives", "negative_signs", "pairwise_accuracy_table",
            "Highest", "versus_highest", "family_tests", "page_family", "find", "SettingWords", "setting_words",
-           "Floor", "floors", "Table2Findings", "table2_findings", "negative_turns", "full_range",
+           "Table2Findings", "table2_findings", "negative_turns", "full_range",
            "interval_widths", "intervals_by_lp", "top_human_ranges", "TopGroup", "top_groups", "DataFindings",
            "data_findings", "table1_display"]
 
@@ -274,46 +274,6 @@ def setting_words(settings: Sequence[Highest], rows: Sequence[Compared]) -> list
         out.append(SettingWords(h.lp, h.subset, h.n, h.stat, h.best, value,
                                 bool(mine) and len(by_verdict[Verdict.TIE.value]) == len(mine), by_verdict))
     return out
-
-
-@dataclass(frozen=True)
-class Floor:
-    """The smallest p that a comparison over the ``n`` systems of one language pair's subset can
-    reach: ``exact`` = 2^-(n-1) (two-sided, every swap pattern enumerated) and ``mc``, that of the
-    seeded draws (their share of no swap or the full swap).
-    ``holm`` is the least its Holm-adjusted p could be in this family: a p below ``alpha`` is
-    multiplied by at least one plus the number of the family's p-values at or above ``alpha``
-    (``above``); ``possible``: whether that is below ``alpha``. ``n_tests``: the family's tested
-    comparisons over these systems."""
-
-    lp: str
-    subset: str
-    n: int
-    n_tests: int
-    exact: float
-    mc: float
-    above: int
-    holm: float
-    possible: bool
-
-
-def floors(settings: Sequence[Highest], rows: Sequence[Compared], *, alpha: float = ALPHA) -> list[Floor]:
-    """:class:`Floor` of each (language pair, subset) of the settings with 3 systems or more and a
-    tested comparison, in their order."""
-    above = sum(1 for r in rows if not math.isnan(r.p) and r.p >= alpha)
-    out = {}
-    for h in settings:
-        if (h.lp, h.subset) in out or h.n < 3:
-            continue
-        exact = 0.5 ** (h.n - 1)
-        mine = [r for r in rows if (r.setting.get("lp"), r.setting.get("subset")) == (h.lp, h.subset)
-                and not math.isnan(r.p)]
-        if not mine:
-            continue
-        mc = min(r.mc_floor for r in mine)
-        holm = min(1.0, min(exact, mc) * (1 + above))
-        out[(h.lp, h.subset)] = Floor(h.lp, h.subset, h.n, len(mine), exact, mc, above, holm, holm < alpha)
-    return list(out.values())
 
 
 # -- the paper's Table 2 and Figure 2 --------------------------------------------------------

@@ -55,7 +55,7 @@ __all__ = ["DA", "DA_HELD", "DA_RAW", "PAPER_NAME", "HELD_APART", "HELD_APART_NO
            "baseline_curves", "bertscore_correlations", "RangeVerdict", "verdict_over_range", "robustness",
            "topk_curves", "example_rows", "bootstrap_gain", "b_columns", "overlap_scores", "overlap_comparison",
            "gain", "ALPHA", "STAT_METHODS", "STAT_LABELS", "CLAIMS", "OVERLAP_CLAIMS", "PAPER_SETS", "metric_scores",
-           "family_tests", "page_family", "Floor", "floors", "family_display", "find", "p_cell", "table1_displays",
+           "family_tests", "page_family", "family_display", "find", "p_cell", "table1_displays",
            "puts_first", "AUTHORS_MODEL",
            "baseline_findings", "raw_cosine_findings", "tie_findings", "table1_findings", "gap_findings",
            "comparison_rows", "versus_counts", "perm_counts", "robustness_findings", "table2_findings",
@@ -476,42 +476,6 @@ def _least_holm(row: Compared, above: int) -> float:
 
 def _above(rows: Sequence[Compared], alpha: float = ALPHA) -> int:
     return sum(1 for r in rows if not math.isnan(r.p) and r.p >= alpha)
-
-
-@dataclass(frozen=True)
-class Floor:
-    """The smallest p a comparison over the ``n`` systems of one evaluation set's subset can
-    reach: ``exact`` = 2^-(n-1) (two-sided: only "swap none" and "swap all" reproduce the
-    observed difference) and ``mc``, that of the seeded draws. ``holm``: the least its
-    Holm-adjusted p could be on this page (a p below alpha is multiplied by at least one plus
-    the ``above`` p-values of the family at or above alpha); ``possible``: whether that is below
-    alpha; ``n_tests``: the family's tested comparisons over these systems."""
-
-    evalset: str
-    subset: str
-    n: int
-    n_tests: int
-    exact: float
-    mc: float
-    above: int
-    holm: float
-    possible: bool
-
-
-def floors(rows: Sequence[Compared], *, alpha: float = ALPHA) -> list[Floor]:
-    """:class:`Floor` of each (evaluation set, subset) with a tested comparison, in the family's order."""
-    above = _above(rows, alpha)
-    out: dict[tuple[str, str], list[Compared]] = {}
-    for r in rows:
-        if not math.isnan(r.p):
-            out.setdefault((r.setting["evalset"], r.setting["subset"]), []).append(r)
-    result = []
-    for (key, subset), mine in out.items():
-        n = max(r.n_units for r in mine)
-        exact, mc = 0.5 ** (n - 1), min(r.mc_floor for r in mine)
-        holm = min(1.0, min(exact, mc) * (1 + above))
-        result.append(Floor(key, subset, n, len(mine), exact, mc, above, holm, holm < alpha))
-    return result
 
 
 def family_display(rows: Sequence[Compared], b: str = DA) -> pd.DataFrame:
