@@ -51,9 +51,14 @@ def family(tests: Iterable[tuple[Mapping[str, str], str, str, str, Comparison]],
            alpha: float = ALPHA) -> list[Compared]:
     """Every ``(setting, a, b, stat, comparison)`` of a page as :class:`Compared`, the p-values
     Holm-adjusted over the whole family (untested ones left out of the count), each verdict
-    taken on the adjusted p at ``alpha``."""
+    taken on the adjusted p at ``alpha``.
+
+    A p of 0 (no permutation reached the observed difference) enters the adjustment as
+    ``1 / n_permutations``, the resolution of the draws: the true p may be that large, and a
+    0 would stay 0 under any number of tests. So a family of m tests needs more than
+    ``m / alpha`` permutations before anything in it can be called significant."""
     tests = list(tests)
-    adjusted = holm([c.p for *_, c in tests])
+    adjusted = holm([max(c.p, 1 / c.n_permutations) if c.p == 0 else c.p for *_, c in tests])
     return [Compared(dict(setting), a, b, stat, c.corr_a, c.corr_b, c.delta, c.p, q, c.verdict(alpha, q),
                      c.alternative, c.n, c.n_units, c.unit, c.exact_floor, c.mc_floor, c.n_permutations, c.reason)
             for (setting, a, b, stat, c), q in zip(tests, adjusted)]

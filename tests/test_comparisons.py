@@ -64,3 +64,14 @@ def test_the_book_words_every_verdict():
     assert "(2 raw and 2 adjusted p-values are below 0.05)" in note
     none = words.render_template("{{ m.tests_note(f.c, 2000) }}", {"c": {**counts, "tests": 0}}, macros=MACROS)
     assert none.startswith("No comparison on this page could be tested")
+
+
+def test_a_p_of_zero_enters_holm_at_the_resolution_of_the_draws():
+    h = np.arange(12.0)
+    zero = compare(-h, h, h, n_permutations=100, seed=1)  # no draw reaches |delta|: p = 0
+    assert zero.p == 0.0
+    rows = comparisons.family([({}, "A", "B", "r", zero)] * 10)
+    assert all(r.p_holm == pytest.approx(10 / 100) for r in rows)  # not 0: 100 draws cannot tell 1e-5 from 0.01
+    assert all(r.verdict is Verdict.NOT_SHOWN for r in rows) and rows[0].p == 0.0  # the raw p is kept as drawn
+    alone = comparisons.family([({}, "A", "B", "r", zero)])
+    assert alone[0].p_holm == pytest.approx(0.01) and alone[0].verdict is Verdict.B_BETTER

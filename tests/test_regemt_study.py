@@ -20,7 +20,7 @@ from conftest import make_mtme  # noqa: E402
 from mtbook.studies import regemt as study  # noqa: E402
 from mtlib.regemt.ensemble import ablation, split_by_source  # noqa: E402
 from mtlib.regemt.experiment import REG_BASE, REGEMT, Evaluation, evaluate, spearman_table  # noqa: E402
-from mtlib.significance import perm_both  # noqa: E402
+from mtlib.significance import Comparison, Verdict, compare  # noqa: E402
 from mtlib.regemt.scores import COMPOS_ROW  # noqa: E402
 from mtbook.studies.regemt import Features, JudgedSet  # noqa: E402
 
@@ -98,45 +98,90 @@ def assert_same_evaluation(got: Evaluation, want: Evaluation):
     pd.testing.assert_frame_equal(got.predictions, want.predictions)
 
 
-# -- p-values and verdicts ------------------------------------------------------------------------------
+# -- comparisons, the page's family and verdicts ----------------------------------------------------
 
-@pytest.mark.parametrize("ps, text", [
-    ([0.01, 0.2], "p = 0.010–0.200"),
-    ([0.0, 0.2], "p from < 0.001 to 0.200"),
-    ([0.05, 0.05], "p = 0.050"),
-    ([float("nan"), 0.3], "p = 0.300"),
-    ([float("nan")], "not tested"),
-])
-def test_p_range(ps, text):
-    assert study.p_range(ps) == text
+def comparison(p: float, delta: float = 0.1, n_units: int = 30) -> Comparison:
+    """A hand-made two-sided comparison with raw p ``p`` (no test run)."""
+    return Comparison(0.3, 0.3 + delta, delta, p, "two-sided", 3 * n_units, n_units, "source", 0.5 ** (n_units - 1),
+                      0.0, "spearman", 1000, 42)
 
 
-@pytest.mark.parametrize("gap, ps, verdict", [
-    (0.0, [0.01], "tied"),
-    (0.1, [0.01, 0.04], "significantly above"),
-    (0.1, [0.01, 0.2], "above, significant under 1 of 2 seeds"),
-    (-0.1, [0.3], "below, not significantly"),
-    (-0.1, [0.05], "below, not significantly"),  # p must be below alpha
-    (-0.1, [float("nan")], "below, not significantly"),  # no test: no significance
-    (-0.1, [0.001, 0.002, 0.01], "significantly below"),
-    (float("nan"), [], "not defined"),
-])
-def test_direction_verdict(gap, ps, verdict):
-    assert study.direction_verdict(gap, ps) == verdict
-
-
-def test_one_sided_p_is_perm_both_on_the_rows_with_values():
-    rng = np.random.default_rng(0)
+def test_compare_columns_swaps_the_rows_of_a_source_together():
+    # three sources of ten rows: B is the human order itself, A is noisy. Swapping rows, almost no permutation
+    # reaches the difference; swapping sources, only 8 patterns exist, and "none" and "all" (2 of 8) reproduce it.
+    rng = np.random.default_rng(3)
     human = np.arange(30.0)
-    scores = pd.DataFrame({"good": human + rng.normal(scale=3, size=30), "poor": rng.normal(size=30)})
-    scores.loc[4, "poor"] = np.nan
-    keep = scores["poor"].notna().to_numpy()
-    want = perm_both(scores["poor"][keep], scores["good"][keep], human[keep], "spearman", n_permutations=300,
-                     seed=9).pvalue
-    assert study.one_sided_p(scores, human, "good", "poor", n_permutations=300, seed=9) == want
-    assert want < 0.01  # good is clearly better; the reverse claim is not
-    assert study.one_sided_p(scores, human, "poor", "good", n_permutations=300, seed=9) > 0.99
-    assert np.isnan(study.one_sided_p(scores.assign(poor=1.0), human, "good", "poor"))  # constant: no test
+    scores = pd.DataFrame({"A": human + rng.normal(scale=12, size=30), "B": human})
+    sources = [f"s{i // 10}" for i in range(30)]
+    by_source = study.compare_columns(scores, human, "A", "B", sources, n_permutations=1000, seed=1)
+    by_row = study.compare_columns(scores, human, "A", "B", [f"r{i}" for i in range(30)], n_permutations=1000, seed=1)
+    assert (by_source.unit, by_source.n_units, by_row.n_units, by_source.n) == ("source", 3, 30, 30)
+    assert by_source.delta == by_row.delta > 0 and by_source.exact_floor == 0.25
+    assert by_row.p < 0.01 and by_source.p >= 0.2  # at least the share of "swap none" or "swap all", about 1/4
+    assert by_source == compare(scores["A"], scores["B"], human, "spearman", unit="source", clusters=sources,
+                                n_permutations=1000, seed=1)
+    # rows without a value are left out with their source labels
+    gap = scores.assign(A=scores["A"].where(np.arange(30) != 4))
+    assert study.compare_columns(gap, human, "A", "B", sources, n_permutations=50, seed=1).n == 29
+    with pytest.raises(ValueError, match="29 sources"):
+        study.compare_columns(scores, human, "A", "B", sources[:-1])
+
+
+def test_fewer_than_three_sources_are_untested_and_stay_out_of_holm():
+    human = np.arange(20.0)
+    scores = pd.DataFrame({"A": -human, "B": human})
+    two = study.compare_columns(scores, human, "A", "B", ["s0"] * 10 + ["s1"] * 10, n_permutations=100, seed=1)
+    assert np.isnan(two.p) and two.verdict() is Verdict.UNTESTED and "2 source clusters" in two.reason
+    table = pd.DataFrame({"row": ["r1", "r2"], "A": "A", "B": "B", "comparison": [two, comparison(0.01)]})
+    rows, out = study.page_family({"t": table})
+    assert [r.verdict.value for r in rows] == ["untested", "B better"]
+    assert np.isnan(out["t"]["Holm p"].iloc[0]) and out["t"]["Holm p"].iloc[1] == 0.01  # a family of one test
+    assert study.family_floor(rows)["tests"] == 1
+
+
+def test_page_family_adjusts_every_table_together_and_holm_lifts_a_raw_p():
+    first = pd.DataFrame({"row": ["r1", "r2"], "seed": [np.int64(7), np.int64(8)], "A": "BLEU", "B": REGEMT,
+                          "comparison": [comparison(0.02), comparison(0.5)]})
+    second = pd.DataFrame({"evaluation set": ["k"], "setting": ["source-based"], "A": "WMD-dec", "B": "WMD-cont",
+                           "comparison": [comparison(0.03, delta=-0.2, n_units=12)]})
+    rows, out = study.page_family({"best single": first, "context": second})
+    # Holm over the three p-values 0.02, 0.03, 0.5: 0.02 * 3 = 0.06, max(0.03 * 2, 0.06) = 0.06, 0.5
+    assert [r.p_holm for r in rows] == pytest.approx([0.06, 0.5, 0.06])
+    assert out["best single"]["Holm p"].tolist() == pytest.approx([0.06, 0.5])
+    assert out["best single"]["verdict"].tolist() == ["no difference shown"] * 2  # raw 0.02 < 0.05, Holm 0.06 is not
+    assert out["context"]["verdict"].tolist() == ["no difference shown"]
+    assert rows[0].setting == {"table": "best single", "row": "r1", "seed": 7}
+    assert rows[2].setting == {"table": "context", "evaluation set": "k", "setting": "source-based"}
+    assert (rows[2].a, rows[2].b, rows[2].stat) == ("WMD-dec", "WMD-cont", "Spearman ρ")
+    assert "Holm p" not in first  # the tables given are left as they were
+    assert study.family_floor(rows) == {"tests": 3, "units": 12, "exact": 0.5 ** 11, "resolution": 0.001,
+                                        "holm_resolution": pytest.approx(0.003), "n_permutations": 1000}
+    _, strong = study.page_family({"t": first.assign(comparison=[comparison(0.0), comparison(0.001, delta=-0.1)])})
+    assert strong["t"]["verdict"].tolist() == ["B better", "A better"]  # 0 and 0.001 * 1 stay below 0.05
+    assert study.family_floor([]) is None
+
+
+@pytest.mark.parametrize("verdicts, words", [
+    (["B better"] * 5, "better under every seed"),
+    (["B better"] * 3 + ["no difference shown"] * 2, "better under 3 of 5 seeds"),
+    (["B better", "A better", "no difference shown"], "better under 1 of 3 seeds, worse under 1 of 3 seeds"),
+    (["A better", "A better", "untested"], "worse under every seed"),  # an untested seed does not count
+    (["no difference shown", "tie"], "no difference shown"),
+    (["tie", "tie"], "tie"),
+    (["untested"], "untested"),
+    (["B better"], "better"),  # one seed: its verdict alone
+])
+def test_seed_verdict(verdicts, words):
+    assert study.seed_verdict(verdicts) == words
+
+
+def test_by_metric_turns_table1_for_a_narrow_page():
+    t = pd.DataFrame({REGEMT: [0.1, 0.2, 0.3], "BLEU": [0.4, 0.5, 0.6]},
+                     index=["MQM-src zh-en", "MQM-ref en-de-X", "DA 2016-ref"])
+    out = study.by_metric(t)
+    assert list(out.index) == [REGEMT, "BLEU"]
+    assert list(out.columns) == [("zh-en", "src"), ("en-de", "ref-X"), ("DA 2016-ref", "")]
+    assert out.loc["BLEU", ("en-de", "ref-X")] == 0.5
 
 
 # -- the data ---------------------------------------------------------------------------------------
@@ -312,11 +357,13 @@ def test_table1_seeds_averages_table1_over_the_seeds():
     assert seeds.loc["MQM-ref zh-en", "MLP chosen"] == 1 and seeds.loc["MQM-ref zh-en", "RegEMT high"] == 0.6
 
 
-def test_versus_best_tests_the_direction_of_the_mean_difference():
+def test_versus_best_compares_by_source_per_seed_and_takes_the_familys_verdict():
     rng = np.random.default_rng(1)
     human = np.arange(40.0)
     best = human + rng.normal(scale=15, size=40)  # the best single metric, rho about 0.6
     key = "t zh-en"
+    data = {key: JudgedSet(pd.DataFrame({"src": [f"s{i // 2}" for i in range(40)]}), np.arange(0), np.arange(40),
+                           None, None)}
 
     def seed_evs(noise_seed):
         r = np.random.default_rng(noise_seed)
@@ -325,69 +372,83 @@ def test_versus_best_tests_the_direction_of_the_mean_difference():
                 (key, "ref", False): real_ev({"A": best, REG_BASE: human, REGEMT: human + r.normal(size=40)},
                                              human, choice="mlp")}
     evs = {7: seed_evs(7), 8: seed_evs(8)}
-    tests = study.versus_best(evs, [key], n_permutations=200, seed=5)
+    tests = study.versus_best(evs, [key], data, n_permutations=200, seed=5)
     assert tests[["row", "seed"]].values.tolist() == [["MQM-src zh-en", 7], ["MQM-ref zh-en", 7],
                                                       ["MQM-src zh-en", 8], ["MQM-ref zh-en", 8]]
-    assert (tests["best"] == "A").all()  # Reg-base (rho 1) is an ensemble, not a single metric
-    assert tests["tested"].tolist() == ["best above", "RegEMT above"] * 2
+    assert (tests["best"] == "A").all() and (tests["A"] == "A").all() and (tests["B"] == REGEMT).all()
     ev = evs[8][key, "ref", False]
-    assert tests["p"].iloc[3] == study.one_sided_p(ev.predictions, human, REGEMT, "A", n_permutations=200, seed=5)
+    want = study.compare_columns(ev.predictions, human, "A", REGEMT, data[key].rows["src"], n_permutations=200, seed=5)
+    assert tests["comparison"].iloc[3] == want and tests["p"].iloc[3] == want.p
+    assert want.n_units == 20 and want.alternative == "two-sided"
     assert (tests["p"] < 0.05).all()
-    rows = study.versus_best_rows(tests)
+    _, tested = study.page_family({"best": tests})
+    rows = study.versus_best_rows(tested["best"])
     assert list(rows.index) == ["MQM-src zh-en", "MQM-ref zh-en"]
-    assert rows["verdict"].tolist() == ["significantly below", "significantly above"]
+    # source-based, RegEMT (noise) is below A with raw p 0.025 under both seeds; Holm over the 4 tests lifts it to 0.05
+    assert rows.loc["MQM-src zh-en", ["p high", "Holm low"]].tolist() == [0.025, 0.05]
+    assert rows["verdict"].tolist() == ["no difference shown", "better under every seed"]
+    assert rows[["tested", "better", "worse"]].values.tolist() == [[2, 0, 0], [2, 2, 0]]
+    assert (rows["Holm high"] >= rows["p high"]).all()
     assert rows["MLP chosen"].tolist() == [0, 2] and (rows["seeds"] == 2).all()
     assert rows.loc["MQM-ref zh-en", "RegEMT low"] <= rows.loc["MQM-ref zh-en", "RegEMT mean"]
-    assert study.versus_best({}, [key]).empty
+    assert study.versus_best({}, [key], data).empty
+    # against a named column (Reg-base): the same test, that column in place of the best single metric
+    base = study.versus_best(evs, [key], data, n_permutations=200, seed=5, against=REG_BASE)
+    assert (base["best"] == REG_BASE).all() and (base["A"] == REG_BASE).all()
+    assert base["p"].iloc[3] == study.compare_columns(ev.predictions, human, REG_BASE, REGEMT, data[key].rows["src"],
+                                                      n_permutations=200, seed=5).p
+    # the further sets' rows are named with their test set, so they do not merge with Table 1's
+    more = {s: e | {("u zh-en", k[1], k[2]): v for k, v in e.items()} for s, e in evs.items()}
+    both = study.versus_reg_base(more, [key], data | {"u zh-en": data[key]}, ["u zh-en"], n_permutations=200, seed=5)
+    assert both["row"].unique().tolist() == ["MQM-src zh-en", "MQM-ref zh-en", "MQM-src zh-en (u)", "MQM-ref zh-en (u)"]
+    pd.testing.assert_frame_equal(both.iloc[:4].drop(columns="comparison"), base.drop(columns="comparison"))
+    _, tested = study.page_family({"base": both})
+    assert study.versus_best_rows(tested["base"]).loc["MQM-ref zh-en (u)", "verdict"] == "worse under every seed"
 
 
-@pytest.mark.parametrize("gaps, ps, verdict", [
-    ([0.0004, 0.0002], [0.3, 0.4], "level at three decimals, not significantly different"),
-    ([-0.0004, -0.0002], [0.01, 0.02], "level at three decimals, significantly different"),
-    ([0.0004, 0.0002], [0.01, 0.4], "level at three decimals, significantly different under 1 of 2 seeds"),
-    ([0.0006, 0.0006], [0.3, 0.4], "above, not significantly"),  # shown as +0.001: not level
+@pytest.mark.parametrize("gaps, verdicts, verdict", [
+    ([0.0004, 0.0002], ["no difference shown"] * 2, "level at three decimals"),
+    ([-0.0004, -0.0002], ["A better"] * 2, "level at three decimals; worse under every seed"),
+    ([0.0004, 0.0002], ["B better", "no difference shown"], "level at three decimals; better under 1 of 2 seeds"),
+    ([0.0006, 0.0006], ["no difference shown"] * 2, "no difference shown"),  # shown as +0.001: not level
 ])
-def test_a_gap_shown_as_zero_is_level_in_the_table_as_in_the_sentences(gaps, ps, verdict):
+def test_a_gap_shown_as_zero_is_level_in_the_table_as_in_the_findings(gaps, verdicts, verdict):
     tests = pd.DataFrame({"row": ["r", "r"], "seed": [1, 2], "best": ["A", "A"], "best ρ": [0.3, 0.3],
-                          "RegEMT ρ": [0.3 + g for g in gaps], "difference": gaps, "p": ps, "choice": ["linear"] * 2})
+                          "RegEMT ρ": [0.3 + g for g in gaps], "difference": gaps, "p": [0.01, 0.3],
+                          "Holm p": [0.02, 0.6], "verdict": verdicts, "choice": ["linear"] * 2})
     assert study.versus_best_rows(tests).loc["r", "verdict"] == verdict
 
 
-def test_table1_sentences():
+def test_table1_findings():
     ours = pd.DataFrame({"RegEMT": [0.5, 0.2]}, index=["r1", "r2"])
     paper = pd.DataFrame({"RegEMT": [0.45, np.nan]}, index=["r1", "r2"])
     vs = pd.DataFrame({"best": ["WMD", "BLEU"], "best ρ": [0.4, 0.3], "RegEMT mean": [0.5, 0.2],
                        "RegEMT low": [0.45, 0.15], "RegEMT high": [0.55, 0.25], "difference": [0.1, -0.1],
-                       "p low": [0.001, 0.2], "p high": [0.02, 0.3], "MLP chosen": [1, 0], "seeds": [2, 2],
-                       "verdict": ["significantly above", "below, not significantly"]}, index=["r1", "r2"])
-    said = study.table1_sentences(ours, paper, vs)
-    assert said == {
-        "t1_wins": "Averaged over 2 ensemble seeds, RegEMT is above the best single metric (Reg-base aside, which is "
-                   "compared with RegEMT below) in 1 of 2 rows, significantly (one-sided PERM-BOTH p < 0.05 under every seed) in 1 (r1 by +0.100, "
-                   "p = 0.001–0.020); it is below it in 1, significantly in 0",
-        "t1_lines": "r1: RegEMT 0.500 (0.450–0.550 over the seeds; MLP chosen in 1 of 2), best single metric WMD "
-                    "0.400: significantly above (p = 0.001–0.020); r2: RegEMT 0.200 (0.150–0.250 over the seeds; "
-                    "MLP chosen in 0 of 2), best single metric BLEU 0.300: below, not significantly "
-                    "(p = 0.200–0.300)",
-        "t1_choice": "With the validation rows of the model selection split by source, RegEMT chose the MLP in 1 "
-                     "of 4 fits (2 rows × 2 ensemble seeds): in every seed for 0 rows, in none for 1; the paper "
-                     "chose an MLP for the source-based zh-en pair only and linear regression in its other MQM rows",
-        "t1_regemt_delta": "The mean of |ρ(RegEMT)| minus the paper's value is +0.050"}
-    level = study.table1_sentences(ours, paper, vs.assign(  # the verdict as versus_best_rows gives it
-        difference=[0.1, 0.0004], verdict=["significantly above", "level at three decimals, not significantly different"]))
-    assert "in 1 of 2 rows" in level["t1_wins"] and "; level with it at three decimals in 1 (r2); it is below it in 0" \
-        in level["t1_wins"]
-    assert "BLEU 0.300: level at three decimals, not significantly different (p = " in level["t1_lines"]
-    same = study.table1_sentences(ours, paper, vs.assign(**{"RegEMT low": [0.45, 0.2001], "RegEMT high": [0.55, 0.2004]}))
-    assert "r2: RegEMT 0.200 (the same under every seed; MLP chosen in 0 of 2)" in same["t1_lines"]
-    one = study.table1_sentences(ours.loc[["r2"]], paper.loc[["r2"]],
-                                 vs.loc[["r2"]].assign(seeds=1, **{"p high": 0.2}), inner_split="random")
-    assert one["t1_wins"] == ("Averaged over 1 ensemble seed, RegEMT is above the best single metric (Reg-base "
-                              "aside, which is compared with RegEMT below) in 0 of 1 rows, significantly (one-sided PERM-BOTH p < 0.05) in 0; it is below it in 1, "
-                              "significantly in 0")
-    assert one["t1_lines"].startswith("r2: RegEMT 0.200 (MLP chosen in 0 of 1)")
-    assert one["t1_choice"].startswith("With the validation rows of the model selection split by rows at random")
-    assert one["t1_regemt_delta"] == "The paper has no RegEMT value for these sets, so no difference to it is measured"
+                       "p low": [0.001, 0.2], "p high": [0.02, 0.3], "Holm low": [0.004, 1.0], "Holm high": [0.04, 1.0],
+                       "MLP chosen": [1, 0], "seeds": [2, 2], "tested": [2, 2], "better": [2, 0], "worse": [0, 0],
+                       "verdict": ["better under every seed", "no difference shown"]}, index=["r1", "r2"])
+    found = study.table1_findings(ours, paper, vs)
+    assert found == {"versus": {"n_seeds": 2, "n_rows": 2, "above": ["r1"], "level": [], "below": ["r2"],
+                                "undefined": [], "some_seeds": [],
+                                "sig_above": [{"row": "r1", "other": "WMD", "difference": 0.1, "p_low": 0.001,
+                                               "p_high": 0.02, "holm_low": 0.004, "holm_high": 0.04}],
+                                "sig_below": []},
+                     "fits": 4, "mlp": 1, "always": 0, "never": 1, "inner_split": "source",
+                     "regemt_delta": pytest.approx(0.05)}
+    level = study.versus_findings(vs.assign(  # the verdict as versus_best_rows gives it
+        difference=[0.1, 0.0004], verdict=["better under every seed", "level at three decimals"]))
+    assert (level["above"], level["level"], level["below"]) == (["r1"], ["r2"], [])
+    some = study.versus_findings(vs.assign(difference=[np.nan, -0.1], better=[0, 0], worse=[0, 1],
+                                           verdict=["no difference shown", "worse under 1 of 2 seeds"]))
+    assert some["undefined"] == ["r1"] and some["some_seeds"] == ["r2"] and some["sig_below"] == []
+    assert some["sig_above"] == []
+    worse = study.versus_findings(vs.assign(better=[0, 0], worse=[0, 2]))
+    assert [r["row"] for r in worse["sig_below"]] == ["r2"]
+    untested = study.versus_findings(vs.assign(tested=[0, 0], better=[0, 0]))
+    assert untested["sig_above"] == [] and untested["sig_below"] == []
+    one = study.table1_findings(ours.loc[["r2"]], paper.loc[["r2"]], vs.loc[["r2"]].assign(seeds=1),
+                                inner_split="random")
+    assert one["versus"]["n_seeds"] == 1 and one["inner_split"] == "random" and one["regemt_delta"] is None
 
 
 def test_mean_over_pairs_and_table1_bottom():
@@ -450,7 +511,7 @@ def test_da_and_critical_evaluations_fit_where_they_should():
 
 # -- intervals and splits -------------------------------------------------------------------------
 
-def test_interval_table_and_summary():
+def test_interval_table_and_findings():
     human = np.array(UP * 3)
     predictions = pd.DataFrame({"A": human, "B": -human, REGEMT: human, REG_BASE: human})
     rows = pd.DataFrame({"src": [f"s{i}" for i in range(12)]})
@@ -467,16 +528,21 @@ def test_interval_table_and_summary():
         {"evaluation set": "k", "setting": s, "metric": m, "rho": r, "low": r - 0.1, "high": r + 0.1}
         for s in ("reference-based", "source-based")
         for m, r in [(REGEMT, 0.5), (REG_BASE, 0.9), ("A", 0.25), ("B", 0.375)]])
-    assert study.interval_summary(table, ["k"]) == (
-        "k reference-based: RegEMT 0.500 [0.400, 0.600] against B 0.375 [0.275, 0.475]; "
-        "k source-based: RegEMT 0.500 [0.400, 0.600] against B 0.375 [0.275, 0.475]")
+    found = study.interval_findings(table, ["k"])
+    assert found[0] == {"set": "k", "setting": "reference-based",
+                        "regemt": {"rho": 0.5, "low": pytest.approx(0.4), "high": pytest.approx(0.6)},
+                        "best": {"name": "B", "rho": 0.375, "low": pytest.approx(0.275), "high": pytest.approx(0.475)},
+                        "p": None, "p_holm": None, "verdict": None}
+    assert [x["setting"] for x in found] == ["reference-based", "source-based"]
     named = table.assign(**{"evaluation set": "t zh-en"})
     tests = pd.DataFrame({"row": ["MQM-ref zh-en", "MQM-ref zh-en", "MQM-src zh-en"], "seed": [1, 2, 2],
-                          "tested": ["RegEMT above", "RegEMT above", "best above"], "p": [0.5, 0.0, 0.25]})
-    assert study.interval_summary(named, ["t zh-en"], tests, seed=2, n_permutations=200) == (
-        "t zh-en reference-based: RegEMT 0.500 [0.400, 0.600] against B 0.375 [0.275, 0.475] (PERM-BOTH, RegEMT "
-        "above: p < 0.005); t zh-en source-based: RegEMT 0.500 [0.400, 0.600] against B 0.375 [0.275, 0.475] "
-        "(PERM-BOTH, best above: p = 0.250)")
+                          "p": [0.5, 0.0, 0.25], "Holm p": [1.0, 0.0, 0.5],
+                          "verdict": ["no difference shown", "B better", "no difference shown"]})
+    found = study.interval_findings(named, ["t zh-en"], tests, seed=2)
+    assert [(x["p"], x["p_holm"], x["verdict"]) for x in found] == [(0.0, 0.0, "B better"),
+                                                                    (0.25, 0.5, "no difference shown")]
+    untested = study.interval_findings(named, ["t zh-en"], tests.assign(p=np.nan), seed=2)
+    assert [x["verdict"] for x in untested] == [None, None]
 
 
 def test_split_table_evaluates_every_split():
@@ -493,32 +559,36 @@ def test_split_table_evaluates_every_split():
     assert row["best single"] == want.loc["good", "spearman"]
     assert row["RegEMT − best single"] == pytest.approx(row["RegEMT"] - row["best single"])
     ev = evaluate(d.src.scores, d.src.lengths, d.rows["human"], d.rows["src"], test=test, seed=42)
-    order = (REGEMT, "good") if row["RegEMT"] >= row["best single"] else ("good", REGEMT)
-    assert row["p"] == study.one_sided_p(ev.predictions, ev.human, *order, n_permutations=1000, seed=42)
+    want = study.compare_columns(ev.predictions, ev.human, "good", REGEMT, d.rows["src"].iloc[test], seed=42)
+    assert (row["A"], row["B"], row["p"]) == ("good", REGEMT, want.p) and row["comparison"] == want
+    assert want.n_units == 6  # the split's test sources, swapped as units
     # the chosen split comes first and is not repeated
     again = study.split_table(data, ["t zh-en"], split_seed=2, split_seeds=[1, 2], seed=42)
     assert again["split"].tolist() == ["seed 2"] * 2 + ["seed 1"] * 2
 
 
-def test_split_summary():
+def test_split_findings():
     gap = "RegEMT − best single"
     splits = pd.DataFrame({"split": ["alphabetical"] * 2 + ["seed 1"] * 2 + ["seed 2"] * 2,
-                           gap: [0.1, 0.2, -0.05, 0.0001, 0.02, -0.01], "p": [0.01, 0.3, 0.01, 0.5, 0.04, 0.6]})
+                           gap: [0.1, 0.2, -0.05, 0.0001, 0.02, -0.01],
+                           "verdict": ["B better", "no difference shown", "A better", "no difference shown", "B better",
+                                       "no difference shown"]})
     # chosen: 2 wins, 1 significant (share 1/2); others: 0.0001 rounds to 0 (a tie), one significant win of 4
     # (share 1/4): the shares differ by 0.25
-    assert study.split_summary(splits) == (
-        "RegEMT against the best single metric, on the split used above (alphabetical), over 2 (set, setting) "
-        "combinations: above in 2 of 2 (significantly, PERM-BOTH p < 0.05, in 1), below in 0 (significantly in 0); "
-        "on 2 shuffled splits: above in 1 of 4 (significantly, PERM-BOTH p < 0.05, in 1), below in 2 "
-        "(significantly in 1), tied to three decimals in 1, by -0.050 to +0.020 — the held-out sources change "
-        "the verdict")
+    found = study.split_findings(splits)
+    assert found == {"split": "alphabetical",
+                     "chosen": {"n": 2, "above": 2, "sig_above": 1, "below": 0, "sig_below": 0, "ties": 0},
+                     "others": {"n": 4, "above": 1, "sig_above": 1, "below": 2, "sig_below": 1, "ties": 1,
+                                "splits": 2, "low": -0.05, "high": 0.02},
+                     "moved": True}
     steady = pd.DataFrame({"split": ["seed 1", "seed 1", "seed 2", "seed 2"], gap: [0.1, -0.1, 0.2, -0.2],
-                           "p": [0.01, 0.01, 0.01, 0.01]})
-    assert study.split_summary(steady, 1).endswith("by -0.200 to +0.200 — the verdict holds across splits")
-    only = steady[steady["split"] == "seed 1"]
-    assert study.split_summary(only, 1).endswith(
-        "over 2 (set, setting) combinations: above in 1 of 2 (significantly, PERM-BOTH p < 0.05, in 1), below in 1 "
-        "(significantly in 1)")
+                           "verdict": ["B better", "A better"] * 2})
+    found = study.split_findings(steady, 1)
+    assert found["split"] == "seed 1" and found["moved"] is False
+    assert (found["others"]["low"], found["others"]["high"]) == (-0.2, 0.2)
+    only = study.split_findings(steady[steady["split"] == "seed 1"], 1)
+    assert only["others"] is None and only["moved"] is None
+    assert only["chosen"] == {"n": 2, "above": 1, "sig_above": 1, "below": 1, "sig_below": 1, "ties": 0}
 
 
 # -- Table 2, ablation, importances -------------------------------------------------------------------
@@ -548,7 +618,7 @@ def test_join_triangles_and_mean_abs_offdiagonal():
     assert study.mean_abs_offdiagonal(m, ["a", "b"]) == pytest.approx(0.5)
 
 
-def test_table2_summary():
+def test_table2_findings():
     names = ["SCM", "SCM-tf", "WMD", "WMD-tf", "WMD-cont", "WMD-dec", "WMD-dec-tf", "Reg-base", "BLEU", "METEOR"]
     matrix = pd.DataFrame(0.0, index=names, columns=names)
     matrix.loc["WMD-tf"] = np.nan  # no value: left out of its family
@@ -559,10 +629,11 @@ def test_table2_summary():
     paper.loc["WMD-cont":"WMD-dec-tf", "WMD-cont":"WMD-dec-tf"] = 0.9
     paper.loc["Reg-base", "BLEU"], paper.loc["Reg-base", "METEOR"] = 0.19, 0.18
     # static family SCM, SCM-tf, WMD: |rho| 1 everywhere; contextual: 0.8, 0.8 and 0.6 -> 0.73
-    assert study.table2_summary(matrix, fake_ev({}, predictions=preds), paper) == (
-        "Within the static-vector metrics the mean |ρ| is 1.00 (paper 0.50); within the contextual and "
-        "decontextualized WMDs 0.73 (paper 0.90); Reg-base against BLEU -1.00 and against METEOR +0.80 "
-        "(paper 0.19 and 0.18)")
+    found = study.table2_findings(matrix, fake_ev({}, predictions=preds), paper)
+    assert found.pop("reg_base") == pytest.approx({"BLEU": -1.0, "METEOR": 0.8})
+    assert found.pop("reg_base_paper") == {"BLEU": 0.19, "METEOR": 0.18}
+    assert found == pytest.approx({"static": 1.0, "static_paper": 0.5, "context": (0.8 + 0.8 + 0.6) / 3,
+                                   "context_paper": 0.9})
 
 
 def test_ablations_use_the_fitted_reg_base_and_the_own_split():
@@ -578,28 +649,31 @@ def test_ablations_use_the_fitted_reg_base_and_the_own_split():
     pd.testing.assert_frame_equal(got["t zh-en", "src"], want)
 
 
-def test_ablation_summary():
+def test_ablation_findings():
     steps = pd.DataFrame({"spearman": [0.5, 0.6, 0.4], "features": [3, 2, 1],
                           "remaining": [["a", "b", "c"], ["a", "c"], ["c"]]})
-    assert study.ablation_summary({("k", "ref"): steps, ("k", "src"): steps.iloc[:1]}) == (
-        "k reference-based: all features 0.500, best 0.600 with 2 left, last one standing c 0.400; "
-        "k source-based: all features 0.500, best 0.500 with 3 left, last one standing a 0.500")
+    assert study.ablation_findings({("k", "ref"): steps, ("k", "src"): steps.iloc[:1]}) == [
+        {"set": "k", "setting": "reference-based", "full": 0.5, "best": 0.6, "best_features": 2, "last": "c",
+         "last_rho": 0.4},
+        {"set": "k", "setting": "source-based", "full": 0.5, "best": 0.5, "best_features": 3, "last": "a",
+         "last_rho": 0.5}]
 
 
-def test_importance_table_and_summary():
+def test_importance_table_and_findings():
     data = {"t zh-en": synthetic_set(0)}
     evs = study.evaluate_sets(data, ["t zh-en"], seed=42)
     imp = study.importance_table(evs, "t zh-en", n_repeats=3, seed=42)
     assert list(imp.columns) == ["reference-based", "source-based"] and imp.index[0] == "good"
     assert imp["reference-based"].is_monotonic_decreasing and np.isnan(imp.loc["noise", "source-based"])
     hand = pd.DataFrame({"reference-based": [0.3, 0.1, 0.2], "source-based": [0.0, 0.5, 0.4]}, index=list("abc"))
-    assert study.importance_summary(hand) == ("reference-based: a (0.300), then c (0.200); "
-                                              "source-based: b (0.500), then c (0.400)")
+    assert study.importance_findings(hand) == [
+        {"setting": "reference-based", "first": "a", "first_drop": 0.3, "second": "c", "second_drop": 0.2},
+        {"setting": "source-based", "first": "b", "first_drop": 0.5, "second": "c", "second_drop": 0.4}]
 
 
 # -- beyond the paper -------------------------------------------------------------------------------
 
-def test_extra_table_and_summaries():
+def test_extra_table_and_findings():
     data = {"t zh-en": synthetic_set(0)}
     evs = study.evaluate_sets(data, ["t zh-en"], seed=42)
     table = study.extra_table(data, evs, ["t zh-en"], extra=["extra"], seed=42)
@@ -611,7 +685,10 @@ def test_extra_table_and_summaries():
     hand = pd.DataFrame({"a": [0.5, 0.7, 0.1, 0.0, 0.0], "b": [0.4, 0.3, -0.2, 0.0, 0.0]},
                         index=["RegEMT", "RegEMT + DA-BERTScr, Otem, Utem", "DA-BERTScr alone", "Otem alone",
                                "Utem alone"])
-    assert study.extra_summaries(hand) == {"extra_summary": "a +0.200, b -0.100", "dabert_summary": "a +0.100, b -0.200"}
+    found = study.extra_findings(hand)
+    assert found["column"] == "DA-BERTScr" and found["negative"] == 1
+    assert [(x["set"], round(x["value"], 9)) for x in found["gains"]] == [("a", 0.2), ("b", -0.1)]
+    assert found["alone"] == [{"set": "a", "value": 0.1}, {"set": "b", "value": -0.2}]
 
 
 def test_paired_difference_on_certain_and_single_group_cases():
@@ -670,7 +747,7 @@ def test_paired_difference_and_level_table_equal_their_definitions_resample_by_r
         study.levels([1.0, 2, 3], [1.0, 2, 3], ["a", None, "a"])
 
 
-def test_reg_base_table_and_sentences():
+def test_reg_base_table_and_findings():
     rows = synthetic_rows(seed=5).rename(columns={"good": "BLEU", "noise": "METEOR"})
     d = JudgedSet(rows, *split_by_source(list(rows["src"])), Features(rows[["BLEU", "METEOR"]], None), None)
     rb = study.reg_base_table({"k": d}, ["k"], FakeFeaturizer(), n_resamples=20, seed=42)
@@ -682,33 +759,31 @@ def test_reg_base_table_and_sentences():
     assert (rb["low"] <= rb["high"]).all() and (rb["data"] == "MQM").all()
     ev = evaluate(d.ref.scores, FakeFeaturizer().lengths(rows, "ref", "char"), rows["human"], rows["src"], test=d.test,
                   seed=42)
-    order = (REG_BASE, "BLEU") if rb.loc[2, "difference"] >= 0 else ("BLEU", REG_BASE)
-    assert rb.loc[2, "p"] == study.one_sided_p(ev.predictions, ev.human, *order, n_permutations=1000, seed=42)
+    want = study.compare_columns(ev.predictions, ev.human, "BLEU", REG_BASE, rows["src"].iloc[d.test], seed=42)
+    assert (rb.loc[2, "A"], rb.loc[2, "B"], rb.loc[2, "p"]) == ("BLEU", REG_BASE, want.p)
     hand = pd.DataFrame({"data": ["MQM"] * 4 + ["DA 2016"] * 2, "difference": [0.2, -0.1, 0.05, 0.3, -0.2, -0.1],
                          "low": [0.1, -0.2, -0.1, 0.1, -0.3, -0.2], "high": [0.3, 0.1, 0.2, 0.5, -0.1, 0.05],
-                         "p": [0.01, 0.3, 0.2, 0.02, 0.001, 0.2]})
+                         "verdict": ["B better", "no difference shown", "no difference shown", "B better", "A better",
+                                     "no difference shown"]})
     paper_da = pd.Series({REG_BASE: 0.18, "BLEU": 0.42, "METEOR": 0.5, "Comet": 0.82})
-    assert study.reg_base_summary(hand, paper_da=paper_da) == (
-        "on the MQM rows Reg-base is above the other metric in 3 of 4 comparisons (whole 95% interval above zero in "
-        "2, PERM-BOTH p < 0.05 in 2) and below it in 1 (interval below zero in 0, p < 0.05 in 0); on the DA 2016 "
-        "rows Reg-base is above the other metric in 0 of 2 comparisons (whole 95% interval above zero in 0, "
-        "PERM-BOTH p < 0.05 in 0) and below it in 2 (interval below zero in 1, p < 0.05 in 1). Reg-base against "
-        "BLEU and METEOR: on the MQM rows above both in every comparison for no set, either way for MQM; on the "
-        "DA 2016 rows below both in every comparison (the paper's DA row, |ρ|: Reg-base 0.18, BLEU 0.42, METEOR "
-        "0.50)")
-    mqm_up = hand.drop(index=1)
-    assert study.reg_base_summary(mqm_up).endswith(
-        "Reg-base against BLEU and METEOR: on the MQM rows above both in every comparison; on the DA 2016 rows below "
-        "both in every comparison")
+    found = study.reg_base_findings(hand, paper_da=paper_da)
+    assert found == {"blocks": [
+        {"data": "MQM", "n": 4, "up": 3, "up_ci": 2, "up_sig": 2, "down": 1, "down_ci": 0, "down_sig": 0,
+         "n_sets": 1, "above": [], "below": [], "mixed": ["MQM"]},
+        {"data": "DA 2016", "n": 2, "up": 0, "up_ci": 0, "up_sig": 0, "down": 2, "down_ci": 1, "down_sig": 1,
+         "n_sets": 1, "above": [], "below": ["DA 2016"], "mixed": []}],
+        "paper_da": {"Reg-base": 0.18, "BLEU": 0.42, "METEOR": 0.5}}
+    assert study.reg_base_findings(hand.drop(index=1))["blocks"][0]["above"] == ["MQM"]
+    assert study.reg_base_findings(hand, paper_da=paper_da.drop("BLEU"))["paper_da"] is None
     # set by set where the table names the sets
-    sets = hand.iloc[:4].assign(**{"evaluation set": ["a", "a", "b", "b"]})
-    assert study.reg_base_summary(sets).endswith(
-        "Reg-base against BLEU and METEOR: on the MQM rows above both in every comparison for b, either way for a")
-    t1 = pd.DataFrame({REGEMT: [0.5, 0.2], REG_BASE: [0.5, 0.1]})
-    t2 = pd.DataFrame({REGEMT: [0.1], REG_BASE: [0.3]})
-    assert study.reg_base_vs_regemt([t1, t2]) == (
-        "Reg-base alone is at or above the full ensemble in 2 of 3 MQM rows (Table 1 and the further sets, "
-        "cross-lingual rows included)")
+    sets = study.reg_base_findings(hand.iloc[:4].assign(**{"evaluation set": ["a", "a", "b", "b"]}))["blocks"][0]
+    assert (sets["n_sets"], sets["above"], sets["below"], sets["mixed"]) == (2, ["b"], [], ["a"])
+    t1 = pd.DataFrame({REGEMT: [0.5, 0.2], REG_BASE: [0.5, 0.1]}, index=["r1", "r2"])
+    t2 = pd.DataFrame({REGEMT: [0.1], REG_BASE: [0.3]}, index=["r1"])
+    assert study.reg_base_vs_regemt({"Table 1": t1, "further sets": t2}) == {
+        "n": 3, "at_least": 2, "rows": [{"table": "Table 1", "row": "r1", "regemt": 0.5, "reg_base": 0.5},
+                                        {"table": "further sets", "row": "r1", "regemt": 0.1, "reg_base": 0.3}],
+        "by_table": [{"table": "Table 1", "rows": ["r1"]}, {"table": "further sets", "rows": ["r1"]}]}
 
 
 def test_reg_base_da_table_resamples_each_pairs_sources():
@@ -730,42 +805,39 @@ def test_reg_base_da_table_resamples_each_pairs_sources():
     assert rb.loc[3, ["difference", "low", "high"]].tolist() == pytest.approx([point, low, high])
 
 
-def test_context_table_and_summary():
+def test_context_table_and_findings():
     human = np.array(UP * 3)
     ref = real_ev({"WMD-cont": SWAP_END * 3, "WMD-dec": human, "WMD-dec-tf": SWAP_START * 3, "WMD": DOWN * 3}, human)
     src = real_ev({"WMD-cont": human, "WMD-dec": DOWN * 3, "WMD-dec-tf": human}, human)
     evs = {("k", "ref", False): ref, ("k", "ref", True): ref, ("k", "src", False): src}
-    cd = study.context_table(evs, n_permutations=100, seed=3)
+    data = {"k": JudgedSet(pd.DataFrame({"src": [f"s{i % 6}" for i in range(12)]}), np.arange(0), np.arange(12), None,
+                           None)}
+    cd = study.context_table(evs, data, n_permutations=100, seed=3)
     assert cd["setting"].tolist() == ["reference-based", "source-based"]
     assert cd["WMD (static)"].iloc[0] == pytest.approx(-1.0) and np.isnan(cd["WMD (static)"].iloc[1])
-    # reference-based: dec (rho 1) above cont (0.8), tested in that direction
-    assert cd["p"].iloc[0] == study.one_sided_p(ref.predictions, human, "WMD-dec", "WMD-cont", n_permutations=100,
-                                                seed=3)
-    hand = pd.DataFrame({"WMD-cont": [0.3, 0.5], "WMD-dec": [0.4, 0.2], "WMD-dec-tf": [0.2, 0.6], "p": [0.2, 0.01]})
+    # reference-based: WMD-cont (B) against WMD-dec (A), two-sided, the six test sources swapped as units
+    want = study.compare_columns(ref.predictions, human, "WMD-dec", "WMD-cont", data["k"].rows["src"], n_permutations=100,
+                                 seed=3)
+    assert cd["p"].iloc[0] == want.p and want.n_units == 6 and want.delta == pytest.approx(0.8 - 1.0)
+    hand = pd.DataFrame({"WMD-cont": [0.3, 0.5], "WMD-dec": [0.4, 0.2], "WMD-dec-tf": [0.2, 0.6],
+                         "verdict": ["no difference shown", "B better"]})
     paper = {("MQM", "ref", "zh-en", "WMD-cont"): 0.43, ("MQM", "ref", "zh-en", "WMD-dec"): 0.27,
              ("MQM", "ref", "en-de", "WMD-cont"): 0.25, ("MQM", "ref", "en-de", "WMD-dec"): 0.32,
              ("MQM", "ref", "en-de-X", "WMD-cont"): 0.25, ("MQM", "ref", "en-de-X", "WMD-dec"): 0.32,
              ("MQM", "ref", "en-de", "BLEU"): 0.1}
     # differences dec - cont: +0.1 and -0.3 -> mean -0.1; the paper's "-X" rows repeat its own rows: left out
-    assert study.context_summary(hand, paper) == (
-        "WMD-cont is above WMD-dec in 1 of 2 MQM settings (significantly, PERM-BOTH p < 0.05, in 1) and below it in "
-        "1 (significantly in 0): no consistent direction (WMD-dec minus WMD-cont: mean -0.100, from -0.300 to "
-        "+0.100). The paper's Table 1 (|ρ|) has WMD-cont above WMD-dec in 1 of the 2 MQM rows that are not "
-        "cross-lingual (its -X rows repeat the single metrics) and below in 1: no consistent direction, as ours; "
-        "WMD-dec-tf is above WMD-cont in 1 of our 2 settings")
-    # contextual everywhere ahead: the sentence says so, and that the paper's rows are not
-    ahead = hand.assign(**{"WMD-dec": [0.1, 0.2], "p": [0.01, 0.3]})
-    assert study.context_summary(ahead, paper) == (
-        "WMD-cont is above WMD-dec in 2 of 2 MQM settings (significantly, PERM-BOTH p < 0.05, in 1) and below it in "
-        "0 (significantly in 0): WMD-cont is ahead in every setting (WMD-dec "
-        "minus WMD-cont: mean -0.250, from -0.300 to -0.200). The paper's Table 1 (|ρ|) has WMD-cont above WMD-dec "
-        "in 1 of the 2 MQM rows that are not cross-lingual (its -X rows repeat the single metrics) and below in 1: "
-        "no consistent direction, unlike ours; WMD-dec-tf is above WMD-cont in 1 of our 2 settings")
-    behind = hand.assign(**{"WMD-dec": [0.9, 0.9]})
-    assert "): WMD-dec is ahead in every setting (" in study.context_summary(behind)
+    assert study.context_findings(hand, paper) == {
+        "n": 2, "cont_above": 1, "dec_above": 1, "sig_cont": 1, "sig_dec": 0, "direction": None,
+        "diff_mean": pytest.approx(-0.1), "diff_min": pytest.approx(-0.3), "diff_max": pytest.approx(0.1),
+        "dec_tf_above": 1, "paper": {"n": 2, "cont_above": 1, "dec_above": 1, "consistent": False}}
+    ahead = study.context_findings(hand.assign(**{"WMD-dec": [0.1, 0.2],
+                                                  "verdict": ["B better", "no difference shown"]}), paper)
+    assert (ahead["direction"], ahead["cont_above"], ahead["sig_cont"]) == ("WMD-cont", 2, 1)
+    behind = study.context_findings(hand.assign(**{"WMD-dec": [0.9, 0.9]}))
+    assert behind["direction"] == "WMD-dec" and behind["paper"] is None
 
 
-def test_compos_table_and_summary():
+def test_compos_table_and_findings():
     rows = pd.DataFrame({"src": list("abcdef"), "human": [9.0, 9.0] + UP, "row": [0.0, 0.0] + DOWN})
     scores = pd.DataFrame({"Compos": [0.0, 0.0] + SWAP_END})
     d = JudgedSet(rows, np.array([0, 1]), np.array([2, 3, 4, 5]), Features(scores, None),
@@ -783,13 +855,10 @@ def test_compos_table_and_summary():
                                          "row (paper's text)": pytest.approx(-1.0)}]
     hand = pd.DataFrame({"total (authors' code)": [0.2, -0.1], "row (paper's text)": [0.1, 0.3]})
     # gains -0.1 and +0.4; |row| > |total| in the second
-    assert study.compos_summary(hand) == (
-        "Row normalisation changes Compos's signed ρ by -0.100 to +0.400 (mean +0.150) over these 2 settings and "
-        "raises it in 1; by |ρ| it is stronger in 1. The total-normalised Compos is negative (a closer tag pattern "
-        "going with a worse MQM score) in 1 settings, the row-normalised one in 0. The ensemble's numbers above use "
-        "the authors' normalisation (Table 1 shows the row-normalised one as Compos-row, for comparison; the "
-        "ensemble does not use it)")
-    assert study.compos_summary(table.iloc[:0]).startswith("No evaluation set of this run has part-of-speech taggers")
+    assert study.compos_findings(hand) == pytest.approx({
+        "n": 2, "low": -0.1, "high": 0.4, "mean": 0.15, "raised": 1, "stronger": 1, "total_negative": 1,
+        "row_negative": 0, "column": COMPOS_ROW})
+    assert study.compos_findings(table.iloc[:0]) is None
 
 
 def test_levels_by_hand():
@@ -805,7 +874,7 @@ def test_levels_by_hand():
     assert study.levels(x[:8], y[:8], g[:8])[3] == 2
 
 
-def test_level_table_and_summary():
+def test_level_table_and_findings():
     rows = pd.DataFrame({"src": [f"s{i // 3}" for i in range(30)], "human": np.tile([0.0, 1.0, 2.0], 10)
                          + np.repeat(np.arange(10.0), 3)})
     rows["DA-BERTScr"] = rows["human"] - 2 * np.repeat(np.arange(10.0), 3)  # right within, wrong between sources
@@ -821,19 +890,65 @@ def test_level_table_and_summary():
                          "pooled low": [-0.4, -0.3], "pooled high": [-0.2, -0.1], "within": [0.2, -0.1],
                          "within low": [0.1, -0.2], "within high": [0.3, -0.05], "between": [-0.5, -0.4],
                          "between low": [-0.7, -0.6], "between high": [-0.3, 0.1]})
-    assert study.level_summary(hand) == (
-        "DA-BERTScr alone, Spearman ρ with MQM (95% intervals from resampling the test sources): a: all test rows "
-        "-0.300 [-0.400, -0.200], within a source +0.200 [+0.100, +0.300] (mean over 10 sources), between sources "
-        "-0.500 [-0.700, -0.300]; b: all test rows -0.200 [-0.300, -0.100], within a source -0.100 [-0.200, -0.050] "
-        "(mean over 12 sources), between sources -0.400 [-0.600, +0.100]. The level explanation is supported in 1 "
-        "of 2 sets, contradicted (negative within a source too) in 1 and undecided in 0")
+    found = study.level_findings(hand)
+    assert (found["column"], found["n"], found["supported"], found["against"], found["undecided"]) == (
+        "DA-BERTScr", 2, 1, 1, 0)
+    assert (found["negative"], found["negative_ci"]) == (2, 2)
+    assert found["sets"][0] == {"set": "a", "sources": 10, "pooled": {"rho": -0.3, "low": -0.4, "high": -0.2},
+                                "within": {"rho": 0.2, "low": 0.1, "high": 0.3},
+                                "between": {"rho": -0.5, "low": -0.7, "high": -0.3}}
 
 
-def test_conclusion_quotes_the_sentences():
-    said = {"t1_wins": "W", "t1_choice": "M", "t1_regemt_delta": "D", "split_summary": "S", "rb_summary": "R",
-            "regbase_vs_regemt": "V", "cd_summary": "C", "level_summary": "L"}
-    text = study.conclusion(["a b", "c d"], said)
-    assert text.startswith("With an offline multilingual encoder, on the MQM sets a b, c d (the paper's were "
-                           "WMT20's), in Table 1's MQM block: w. M. D. S. Against BLEU and METEOR: R. V. Contextual against decontextualized vectors: C. "
-                           "DA-BERTScore's negative segment-level ρ: L. ")
-    assert text.endswith("the intervals and p-values above say how far each number can be trusted.")
+def test_perm_test_counts_count_the_p_values_of_each_table():
+    assert study.perm_test_counts(a=pd.DataFrame({"p": [0.1, np.nan, 0.0]}), b=pd.DataFrame()) == {
+        "a": 2, "b": 0, "total": 2}
+
+
+# -- the page's narrow tables ---------------------------------------------------------------------------
+
+def test_p_cells_and_verdicts_as_the_tables_show_them():
+    assert (study.p_cell(0.0, 1000), study.p_cell(0.0342, 1000), study.p_cell(np.nan, 1000)) == ("< 0.001", "0.034", "–")
+    assert study.p_span(0.0, 0.026, 1000) == "< 0.001 to 0.026" and study.p_span(0.5, 0.5, 1000) == "0.500"
+    row = {"A": "BLEU", "B": REG_BASE}
+    assert [study.verdict_text(row | {"verdict": v}) for v in ("B better", "A better", "no difference shown")] == [
+        "Reg-base better", "BLEU better", "no difference shown"]
+    assert study.short_set("wmt21.news zh-en") == "news zh-en"
+    seeds = study.seed_view(pd.DataFrame({"RegEMT mean": [0.5], "RegEMT low": [0.4], "MLP chosen": [1]}, index=["r"]))
+    assert list(seeds.columns) == [("RegEMT", "mean"), ("RegEMT", "low"), ("MLP chosen", "")]
+    styled = study.narrow(pd.DataFrame({"a": [1.0]}).style).to_html()
+    assert "overflow-x: auto" in styled and "padding: 0.2em 0.5em" in styled
+
+
+def test_the_views_keep_every_number_and_add_holm_beside_p():
+    vs = pd.DataFrame({"best": ["BLEU"], "best ρ": [0.3], "RegEMT mean": [0.4], "difference": [0.1], "p low": [0.0],
+                       "p high": [0.02], "Holm low": [0.0], "Holm high": [0.4], "verdict": ["better under 2 of 5 seeds"]},
+                      index=["MQM-src zh-en"])
+    view = study.versus_view(vs, 1000)
+    assert view.loc["MQM-src zh-en"].tolist() == ["BLEU", 0.3, 0.4, 0.1, "< 0.001 to 0.020", "< 0.001 to 0.400",
+                                                  "RegEMT better under 2 of 5 seeds"]
+    assert "other" not in study.versus_view(vs, 1000, other=False)
+    rb = pd.DataFrame({"data": ["MQM", "DA 2016"], "evaluation set": ["wmt21.tedtalks en-de", "cs-en"],
+                       "lengths": "subword", "against": "BLEU", "Reg-base ρ": [0.2, 0.1], "other ρ": [0.1, 0.3],
+                       "difference": [0.1, -0.2], "low": [-0.01, -0.3], "high": [0.2, -0.1], "A": "BLEU", "B": REG_BASE,
+                       "p": [0.004, 0.0], "Holm p": [0.3, 0.0], "verdict": ["no difference shown", "A better"]})
+    view = study.reg_base_view(rb, 1000)
+    assert view["set"].tolist() == ["tedtalks en-de", "DA 2016 cs-en"]
+    assert view.iloc[0][["Δ", "95% interval", "p", "Holm p", "verdict (Holm)"]].tolist() == [
+        0.1, "[-0.010, +0.200]", "0.004", "0.300", "no difference shown"]
+    assert view.iloc[1]["verdict (Holm)"] == "BLEU better"
+    cd = pd.DataFrame({"evaluation set": ["wmt21.news zh-en"], "setting": ["source-based"], "WMD-cont": [0.3],
+                       "WMD-dec": [0.2], "WMD-dec-tf": [0.1], "WMD (static)": [np.nan], "A": "WMD-dec", "B": "WMD-cont",
+                       "p": [0.0], "Holm p": [0.0], "verdict": ["B better"]})
+    assert study.context_view(cd, 1000).iloc[0].tolist()[:3] == ["news zh-en", "src", 0.3]
+    splits = pd.DataFrame({"evaluation set": ["wmt21.news zh-en"], "setting": ["reference-based"], "split": ["seed 1"],
+                           "RegEMT": [0.5], "best single": [0.4], "which": ["BERTScr"], "Reg-base": [0.3],
+                           "RegEMT − best single": [0.1], "A": "BERTScr", "B": REGEMT, "p": [0.01], "Holm p": [0.5],
+                           "verdict": ["no difference shown"]})
+    assert list(study.split_view(splits, 1000).columns) == ["set", "setting", "split", "RegEMT", "best single", "its ρ",
+                                                            "Reg-base", "Δ", "p", "Holm p", "verdict (Holm)"]
+    assert study.split_view(splits.assign(split="alphabetical"), 1000)["split"].tolist() == ["authors'"]
+    lv = pd.DataFrame([{"evaluation set": "wmt21.news zh-en", "sources": 9, "pooled": -0.3, "pooled low": -0.4,
+                        "pooled high": -0.2, "within": 0.1, "within low": -0.1, "within high": 0.3, "between": -0.5,
+                        "between low": -0.7, "between high": -0.3}])
+    assert study.level_view(lv).iloc[0].tolist() == ["news zh-en", 9, "-0.300 [-0.400, -0.200]",
+                                                     "+0.100 [-0.100, +0.300]", "-0.500 [-0.700, -0.300]"]

@@ -1,6 +1,6 @@
 """The RegEMT chapter's analyses: the evaluation sets and their features, the paper's tables,
-the intervals, the splits, the ablation and the comparisons beyond the paper, and the sentences
-that quote their numbers.
+the intervals, the splits, the ablation and the comparisons beyond the paper, and the findings
+(plain data: numbers, counts, names) that the chapter's words quote.
 
 Everything here takes the chapter's data as arguments and draws its random numbers through the
 seeded functions of :mod:`~mtlib.regemt.ensemble` and :mod:`~mtlib.regemt.experiment` (each call
@@ -11,13 +11,24 @@ its own generator), so the order of the calls does not change a number.
 * :func:`evaluate_sets` — every held-out evaluation, with the cross-lingual ("-X") fits;
   :func:`table1`, :func:`table1_bottom` — the paper's Table 1 beside ours; :func:`mean_over_seeds`,
   :func:`seed_table` — its mean and range over ensemble seeds; :func:`versus_best` — RegEMT
-  against the best single metric by PERM-BOTH (:func:`one_sided_p`, :func:`direction_verdict`);
+  against the best single metric, and :func:`versus_reg_base` against Reg-base, per ensemble
+  seed, counted by :func:`versus_findings`;
 * :func:`da_evaluations`, :func:`critical_evaluations` — the DA and critical-error rows;
 * :func:`interval_table`, :func:`split_table`, :func:`combined_matrix`, :func:`ablations`,
   :func:`importance_table`, :func:`extra_table`, :func:`reg_base_table`, :func:`context_table`,
-  :func:`compos_table`, :func:`level_table` — one table per section, each with its ``*_summary``
-  sentence. A verdict "above"/"below" is significant only with a one-sided PERM-BOTH p below
-  :data:`ALPHA`.
+  :func:`compos_table`, :func:`level_table` — one table per section, each with its ``*_findings``
+  (the numbers its sentences quote; the sentences are the chapter's templates);
+* :func:`compare_columns` — every comparison of two columns on the page: the book's two-sided
+  PERM-BOTH (:func:`mtlib.significance.compare`, Spearman) with all test rows of one source
+  swapped together; :func:`page_family` — all of them as one family, Holm-adjusted together
+  (:func:`mtbook.comparisons.family`), each table given its Holm p and verdict;
+  :func:`seed_verdict` — the verdict of a row tested once per ensemble seed; :func:`family_floor`
+  — how low its p-values can go;
+* :func:`by_metric`, :func:`seed_view`, :func:`versus_view`, :func:`split_view`,
+  :func:`reg_base_view`, :func:`context_view`, :func:`level_view` and :func:`narrow` — the
+  page's tables, narrow enough for its text column (numbers unchanged).
+A difference is called significant only where the family's Holm-adjusted p is below
+:data:`~mtlib.significance.ALPHA`.
 """
 
 from __future__ import annotations
@@ -37,71 +48,127 @@ from mtlib.regemt.ensemble import ablation, permutation_importance, split_by_sou
 from mtlib.regemt.experiment import REG_BASE, REGEMT, Evaluation, evaluate, group_bootstrap, spearman_table
 from mtlib.regemt.scores import (COMPOS_ROW, EXTRA, Encoder, columns_for, length_table, score_rows,
                                  undefined_counts)
-from mtbook.prose import and_list
-from mtlib.significance import p_text, perm_both
+from mtbook.comparisons import Compared, family
+from mtlib.significance import ALPHA, Comparison, Verdict, compare
 
-__all__ = ["SETTING_NAME", "ALPHA", "SHOWN_ONLY", "PAPER_CHOICE", "p_range", "one_sided_p",
-           "direction_verdict", "Features", "Featurizer", "JudgedSet", "judged_set", "compos_row", "with_shown",
+__all__ = ["SETTING_NAME", "ALPHA", "SHOWN_ONLY", "UNIT", "compare_columns", "page_family", "family_floor", "seed_verdict",
+           "by_metric", "TABLE_STYLES", "narrow", "short_set", "p_cell", "p_span", "verdict_text", "seed_view",
+           "versus_view", "split_view", "reg_base_view", "context_view", "level_view", "Features", "Featurizer", "JudgedSet", "judged_set", "compos_row", "with_shown",
            "load_mqm_sets", "overview", "undefined_table", "other_pair", "evaluate_sets", "row_label", "paper_values",
            "against_paper", "table1", "table1_order", "best_single", "mean_over_seeds", "seed_table", "table1_seeds",
-           "versus_best",
-           "versus_best_rows", "table1_sentences", "da_evaluations", "critical_evaluations", "mean_over_pairs",
-           "table1_bottom", "no_value_table", "interval_table", "interval_summary", "split_table", "split_summary",
-           "combined_matrix", "join_triangles", "mean_abs_offdiagonal", "table2_summary", "ablations",
-           "ablation_summary", "importance_table", "importance_summary", "extra_table", "extra_summaries",
-           "paired_difference", "reg_base_table", "reg_base_da_table", "reg_base_summary", "reg_base_vs_regemt",
-           "context_table", "context_summary", "compos_table", "compos_summary", "levels", "level_table",
-           "level_summary", "conclusion"]
+           "versus_best", "versus_reg_base", "versus_best_rows", "versus_findings", "table1_findings",
+           "da_evaluations", "critical_evaluations", "mean_over_pairs", "table1_bottom", "no_value_table",
+           "interval_table", "interval_findings", "split_table", "split_findings", "combined_matrix",
+           "join_triangles", "mean_abs_offdiagonal", "table2_findings", "ablations", "ablation_findings",
+           "importance_table", "importance_findings", "extra_table", "extra_findings", "paired_difference",
+           "reg_base_table", "reg_base_da_table", "reg_base_findings", "reg_base_vs_regemt", "context_table",
+           "context_findings", "compos_table", "compos_findings", "levels", "level_table", "level_findings",
+           "perm_test_counts"]
 
 SETTING_NAME = {"ref": "reference-based", "src": "source-based"}
-ALPHA = 0.05  # a one-sided PERM-BOTH p below this makes "above"/"below" significant
 SHOWN_ONLY = (COMPOS_ROW,)  # columns shown beside the features, never fitted on nor picked as the best single metric
-PAPER_CHOICE = ("the paper chose an MLP for the source-based zh-en pair only and linear regression in its other "
-                "MQM rows")
+UNIT = "source"  # what PERM-BOTH swaps: every test row translating one source sentence together
+STAT = "Spearman ρ"
+B_BETTER, A_BETTER = Verdict.B_BETTER.value, Verdict.A_BETTER.value
 
 
-def p_range(ps: Sequence[float], n_permutations: int = 1000) -> str:
-    """One :func:`p_text`, or ``p = 0.010–0.240`` over several (NaN left out)."""
-    ps = [p for p in ps if not np.isnan(p)]
-    if not ps:
-        return "not tested"
-    low, high = min(ps), max(ps)
-    if low == high:
-        return p_text(low, n_permutations)
-    return f"p = {low:.3f}–{high:.3f}" if low > 0 else f"p from < {1 / n_permutations:.3g} to {high:.3f}"
-
-
-def one_sided_p(scores: pd.DataFrame, human: Sequence[float], better: str, worse: str, *, n_permutations: int = 1000,
-                seed: int | None = 42) -> float:
-    """One-sided PERM-BOTH p (Spearman, :func:`mtlib.significance.perm_both`) of "``better``
-    correlates better with ``human`` than ``worse``", on the rows where both columns have a
-    value; NaN where no test is possible (fewer than 3 such rows, a constant column)."""
+def compare_columns(scores: pd.DataFrame, human: Sequence[float], a: str, b: str, sources: Sequence[str], *,
+                    n_permutations: int = 1000, seed: int | None = 42) -> Comparison:
+    """Does column ``b`` correlate better with ``human`` than column ``a``? The book's two-sided
+    PERM-BOTH on Spearman (:func:`mtlib.significance.compare`), swapping all rows of one source
+    (``sources``: one text per row) together, on the rows where both columns and the human
+    score have a value; an ``untested`` Comparison where no test is possible (fewer than 3
+    sources or rows, a constant column)."""
     y = np.asarray(human, dtype=float)
-    a, b = scores[worse].to_numpy(dtype=float), scores[better].to_numpy(dtype=float)
-    ok = np.isfinite(a) & np.isfinite(b) & np.isfinite(y)
-    try:
-        return perm_both(a[ok], b[ok], y[ok], "spearman", n_permutations=n_permutations, seed=seed).pvalue
-    except ValueError:
-        return float("nan")
+    src = list(sources)
+    if len(src) != len(y) or len(scores) != len(y):
+        raise ValueError(f"compare_columns: {len(scores)} rows of scores, {len(y)} human scores, {len(src)} sources")
+    xa, xb = scores[a].to_numpy(dtype=float), scores[b].to_numpy(dtype=float)
+    ok = np.isfinite(xa) & np.isfinite(xb) & np.isfinite(y)
+    return compare(xa[ok], xb[ok], y[ok], "spearman", unit=UNIT, clusters=[s for s, k in zip(src, ok) if k],
+                   n_permutations=n_permutations, seed=seed)
 
 
-def direction_verdict(gap: float, ps: Sequence[float], *, alpha: float = ALPHA) -> str:
-    """How one column compares with another ``gap`` (mean difference of ρ) apart, given the
-    one-sided p-values of that direction (one per ensemble seed, or one): ``tied``,
-    ``significantly above``/``below`` (every p < ``alpha``), ``above``/``below, significant under
-    k of n seeds`` (some), ``above``/``below, not significantly`` (none, or no test)."""
-    if gap is None or np.isnan(gap):
-        return "not defined"
-    if abs(gap) < 1e-12:
-        return "tied"
-    side = "above" if gap > 0 else "below"
-    ps = [p for p in ps if not np.isnan(p)]
-    k = sum(p < alpha for p in ps)
-    if ps and k == len(ps):
-        return f"significantly {side}"
-    if k:
-        return f"{side}, significant under {k} of {len(ps)} seeds"
-    return f"{side}, not significantly"
+def _tested(a: str, b: str, c: Comparison) -> dict:
+    """The columns a table of tests keeps per comparison (B − A is the table's own difference)."""
+    return {"A": a, "B": b, "p": c.p, "comparison": c}
+
+
+FAMILY_SETTING = ("row", "seed", "evaluation set", "setting", "split", "data", "lengths")
+
+
+def _plain(x):
+    return x.item() if hasattr(x, "item") else x
+
+
+def page_family(tables: Mapping[str, pd.DataFrame], *, alpha: float = ALPHA
+                ) -> tuple[list[Compared], dict[str, pd.DataFrame]]:
+    """Every comparison of the page's tables (name -> a table with columns ``A``, ``B`` and
+    ``comparison``, as :func:`versus_best`, :func:`split_table`, :func:`reg_base_table` and
+    :func:`context_table` give them) as ONE family, Holm-adjusted together
+    (:func:`mtbook.comparisons.family`; each comparison's setting: the table's name and its
+    columns of :data:`FAMILY_SETTING`); and each table with the family's ``Holm p`` and
+    ``verdict`` (a :class:`~mtlib.significance.Verdict` value, taken on the Holm p) added."""
+    tests = []
+    for name, t in tables.items():
+        for _, r in t.iterrows():
+            setting = {"table": name} | {c: _plain(r[c]) for c in FAMILY_SETTING if c in t.columns}
+            tests.append((setting, r["A"], r["B"], STAT, r["comparison"]))
+    rows = family(tests, alpha=alpha)
+    out, at = {}, 0
+    for name, t in tables.items():
+        mine, at = rows[at:at + len(t)], at + len(t)
+        out[name] = t.assign(**{"Holm p": [r.p_holm for r in mine], "verdict": [r.verdict.value for r in mine]})
+    return rows, out
+
+
+def family_floor(rows: Sequence[Compared]) -> dict | None:
+    """How low a p of the page's family can go: ``tests`` (tested comparisons, the Holm
+    family's size), the fewest sources of a tested comparison (``units``) and the exact
+    two-sided floor over them, 2^-(units-1) (``exact``); the seeded draws' resolution
+    1/n_permutations (``resolution``: the smallest p above zero they can give) and what Holm
+    makes of it as the family's smallest p (``holm_resolution``: times the number of tests,
+    capped at 1). None when nothing was tested."""
+    tested = [r for r in rows if r.p == r.p]
+    if not tested:
+        return None
+    units = min(r.n_units for r in tested)
+    n_perm = max(r.n_permutations for r in tested)
+    return {"tests": len(tested), "units": units, "exact": 0.5 ** (units - 1), "resolution": 1 / n_perm,
+            "holm_resolution": min(1.0, len(tested) / n_perm), "n_permutations": n_perm}
+
+
+def seed_verdict(verdicts: Sequence[str]) -> str:
+    """The family's verdicts of one comparison made once per ensemble seed, in words for B (the
+    ensemble): ``better under every seed``, ``better under k of n seeds`` (and/or ``worse ...``),
+    or, where no seed shows a difference, ``no difference shown`` (``tie``, ``untested`` when
+    every seed is one); one seed: its verdict alone."""
+    tested = [v for v in verdicts if v != Verdict.UNTESTED.value]
+    if not tested:
+        return Verdict.UNTESTED.value
+    n, better, worse = len(tested), tested.count(B_BETTER), tested.count(A_BETTER)
+
+    def under(k):
+        return "" if n == 1 else " under every seed" if k == n else f" under {k} of {n} seeds"
+    parts = ([f"better{under(better)}"] if better else []) + ([f"worse{under(worse)}"] if worse else [])
+    if parts:
+        return ", ".join(parts)
+    return Verdict.TIE.value if all(v == Verdict.TIE.value for v in tested) else Verdict.NOT_SHOWN.value
+
+
+def by_metric(frame: pd.DataFrame) -> pd.DataFrame:
+    """A Table 1-style frame (rows such as ``MQM-src zh-en-X``, columns the metrics) turned for a
+    narrow page: the metrics as rows, the rows as columns under two levels (the pair, then the
+    setting with its ``-X``); a row label of another form keeps it whole above an empty setting."""
+    def label(r):
+        head, _, pair = r.partition(" ")
+        if not head.startswith("MQM-") or not pair:
+            return (r, "")
+        cross = pair.endswith("-X")
+        return (pair.removesuffix("-X"), head.removeprefix("MQM-") + ("-X" if cross else ""))
+    out = frame.T
+    out.columns = pd.MultiIndex.from_tuples([label(r) for r in frame.index], names=["", ""])
+    return out
 
 
 # -- the data and its features ------------------------------------------------------------------
@@ -349,18 +416,20 @@ def table1_seeds(evaluations_by_seed: Mapping[int, Mapping[tuple[str, str, bool]
 
 
 def versus_best(evaluations_by_seed: Mapping[int, Mapping[tuple[str, str, bool], Evaluation]], keys: Sequence[str],
-                *, n_permutations: int = 1000, seed: int | None = 42) -> pd.DataFrame:
+                data: Mapping[str, JudgedSet], *, n_permutations: int = 1000, seed: int | None = 42,
+                against: str | None = None) -> pd.DataFrame:
     """RegEMT against the best single metric of each Table 1 row (:func:`best_single`: the
-    same metric under every ensemble seed), per row and ensemble seed, with the one-sided
-    PERM-BOTH p (:func:`one_sided_p`) of the direction of the row's mean difference over the
-    seeds.
+    same metric under every ensemble seed), or against the column ``against`` (e.g. Reg-base),
+    per row and ensemble seed, by :func:`compare_columns` (two-sided; the test rows' sources,
+    read from ``data``, swapped as units).
 
     Returns:
         Columns ``row``, ``seed``, ``best``, ``best ρ``, ``RegEMT ρ``, ``difference`` (RegEMT −
-        best), ``tested`` (``RegEMT above`` or ``best above``), ``p``, ``n`` (test rows) and
-        ``choice`` (RegEMT's regressor).
+        best), ``A`` (the other column), ``B`` (RegEMT), ``p`` (raw, two-sided), ``comparison``
+        (the :class:`~mtlib.significance.Comparison`), ``n`` (test rows) and ``choice``
+        (RegEMT's regressor).
     """
-    rows, evs = [], []
+    rows = []
     for s, evaluations in evaluations_by_seed.items():
         for key in keys:
             for setting in ("src", "ref"):
@@ -368,98 +437,101 @@ def versus_best(evaluations_by_seed: Mapping[int, Mapping[tuple[str, str, bool],
                     if (key, setting, cross) not in evaluations:
                         continue
                     ev = evaluations[key, setting, cross]
-                    name, value = best_single(ev.table["spearman"])
+                    name, value = (best_single(ev.table["spearman"]) if against is None
+                                   else (against, ev.table.loc[against, "spearman"]))
+                    c = compare_columns(ev.predictions, ev.human, name, REGEMT, data[key].rows["src"].iloc[ev.test],
+                                        n_permutations=n_permutations, seed=seed)
                     rows.append({"row": row_label(key, setting, cross), "seed": s, "best": name, "best ρ": value,
                                  "RegEMT ρ": ev.table.loc[REGEMT, "spearman"], "n": len(ev.human),
-                                 "choice": ev.regemt.choice})
-                    evs.append(ev)
+                                 "choice": ev.regemt.choice} | _tested(name, REGEMT, c))
     out = pd.DataFrame(rows)
     if not len(out):
         return out
     out["difference"] = out["RegEMT ρ"] - out["best ρ"]
-    above = out.groupby("row")["difference"].transform("mean") >= 0
-    out["tested"] = np.where(above, "RegEMT above", "best above")
-    out["p"] = [one_sided_p(ev.predictions, ev.human, *((REGEMT, b) if up else (b, REGEMT)),
-                            n_permutations=n_permutations, seed=seed)
-                for ev, b, up in zip(evs, out["best"], above)]
-    return out[["row", "seed", "best", "best ρ", "RegEMT ρ", "difference", "tested", "p", "n", "choice"]]
+    return out[["row", "seed", "best", "best ρ", "RegEMT ρ", "difference", "A", "B", "p", "comparison", "n",
+                "choice"]]
 
 
-def versus_best_rows(tests: pd.DataFrame, *, alpha: float = ALPHA) -> pd.DataFrame:
-    """:func:`versus_best` per row: the best single metric and its ρ, RegEMT's mean, lowest and
-    highest ρ over the seeds, the mean difference, the lowest and highest p, how many seeds
-    chose the MLP, and the :func:`direction_verdict`."""
+def versus_reg_base(evaluations_by_seed: Mapping[int, Mapping[tuple[str, str, bool], Evaluation]],
+                    keys: Sequence[str], data: Mapping[str, JudgedSet], more_keys: Sequence[str] = (), *,
+                    n_permutations: int = 1000, seed: int | None = 42) -> pd.DataFrame:
+    """RegEMT against Reg-base (:func:`versus_best` with ``against`` Reg-base) in every row of
+    Table 1 (``keys``) and of the further sets (``more_keys``; their rows are named with their
+    test set, e.g. ``MQM-ref zh-en (wmt21.tedtalks)``, as their labels repeat Table 1's)."""
+    parts = [versus_best(evaluations_by_seed, keys, data, n_permutations=n_permutations, seed=seed,
+                         against=REG_BASE)]
+    for key in more_keys:
+        t = versus_best(evaluations_by_seed, [key], data, n_permutations=n_permutations, seed=seed, against=REG_BASE)
+        parts.append(t.assign(row=t["row"] + f" ({key.split()[0]})") if len(t) else t)
+    parts = [t for t in parts if len(t)]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def versus_best_rows(tests: pd.DataFrame) -> pd.DataFrame:
+    """:func:`versus_best`'s tests with the family's ``Holm p`` and ``verdict``
+    (:func:`page_family`), per row: the best single metric (or the other column) and its mean ρ
+    over the seeds (the same under every seed for a single metric), RegEMT's mean, lowest and
+    highest ρ over the seeds, the mean difference, the lowest and highest raw and Holm p, how
+    many seeds chose the MLP, how many seeds were tested (``tested``) and found RegEMT better
+    (``better``) or worse (``worse``) after Holm, and the :func:`seed_verdict`."""
     out = []
     for row, g in tests.groupby("row", sort=False):
         gap = g["difference"].mean()
-        out.append({"row": row, "best": g["best"].iloc[0], "best ρ": g["best ρ"].iloc[0],
+        verdicts = list(g["verdict"])
+        out.append({"row": row, "best": g["best"].iloc[0], "best ρ": g["best ρ"].mean(),
                     "RegEMT mean": g["RegEMT ρ"].mean(), "RegEMT low": g["RegEMT ρ"].min(),
                     "RegEMT high": g["RegEMT ρ"].max(), "difference": gap, "p low": g["p"].min(),
-                    "p high": g["p"].max(), "MLP chosen": int((g["choice"] == "mlp").sum()), "seeds": len(g),
-                    "verdict": _shown_verdict(gap, direction_verdict(gap, list(g["p"]), alpha=alpha))})
+                    "p high": g["p"].max(), "Holm low": g["Holm p"].min(), "Holm high": g["Holm p"].max(),
+                    "MLP chosen": int((g["choice"] == "mlp").sum()), "seeds": len(g),
+                    "tested": sum(v != Verdict.UNTESTED.value for v in verdicts),
+                    "better": verdicts.count(B_BETTER), "worse": verdicts.count(A_BETTER),
+                    "verdict": _shown_verdict(gap, seed_verdict(verdicts))})
     return pd.DataFrame(out).set_index("row")
 
 
 def _shown_verdict(gap: float, verdict: str) -> str:
-    """The verdict as the table shows the gap: one that rounds to +0.000 is level, not above or
-    below, and only the significance is kept."""
+    """The verdict as the table shows the gap: one that rounds to +0.000 is level at three
+    decimals, whatever the test says (a difference the test shows is kept beside it)."""
     if gap != gap or round(gap, 3) != 0:
         return verdict
-    if verdict.startswith("significantly"):
-        return "level at three decimals, significantly different"
-    if "significant under" in verdict:
-        return "level at three decimals, significantly different under" + verdict.split("significant under")[1]
-    return "level at three decimals, not significantly different"
+    return "level at three decimals" + ("" if verdict in (Verdict.NOT_SHOWN.value, Verdict.TIE.value)
+                                        else f"; {verdict}")
 
 
-def _seeds(n: int) -> str:
-    return f"{n} ensemble seed{'s' if n != 1 else ''}"
-
-
-def table1_sentences(ours: pd.DataFrame, paper: pd.DataFrame, vs: pd.DataFrame, *, n_permutations: int = 1000,
-                     alpha: float = ALPHA, inner_split: str = "source") -> dict[str, str]:
-    """From Table 1 (``ours``: the mean over the seeds), the paper's values and
-    :func:`versus_best_rows` (``vs``): ``t1_wins`` (rows where RegEMT is above the best single
-    metric, and where significantly), ``t1_lines`` (every row), ``t1_choice`` (how often the
-    MLP was chosen, beside the paper's choice) and ``t1_regemt_delta`` (the sentence on the mean
-    of |ours| minus the paper's RegEMT, or that the paper has no value for these sets)."""
-    n_seeds = int(vs["seeds"].max()) if len(vs) else 0
-    shown = vs["difference"].round(3)  # as the table shows it: +0.000 is level, not above
+def versus_findings(vs: pd.DataFrame) -> dict:
+    """:func:`versus_best_rows` as counts: over how many seeds, how many rows, which rows RegEMT
+    is above, level with (the difference rounds to 0.000, as the table shows it) or below, and
+    the rows where the family (after Holm) finds RegEMT better, or worse, under every tested
+    seed (with their difference and raw and Holm p range; ``some_seeds``: under some seeds but
+    not all); ``undefined``: rows without a difference (a NaN ρ)."""
+    shown = vs["difference"].round(3) if len(vs) else pd.Series(dtype=float)
     up, down, level = vs[shown > 0], vs[shown < 0], vs[shown == 0]
-    sig_up = up[up["verdict"] == "significantly above"]
-    sig_down = down[down["verdict"] == "significantly below"]
 
-    def listed(rows):
-        return "; ".join(f"{r} by {v.difference:+.3f}, {p_range([v['p low'], v['p high']], n_permutations)}"
-                         for r, v in rows.iterrows())
-    every = "under every seed" if n_seeds > 1 else ""
-    wins = (f"Averaged over {_seeds(n_seeds)}, RegEMT is above the best single metric (Reg-base aside, which is "
-            f"compared with RegEMT below) in {len(up)} of {len(vs)} rows, significantly (one-sided PERM-BOTH "
-            f"p < {alpha:g}{' ' + every if every else ''}) in {len(sig_up)}"
-            + (f" ({listed(sig_up)})" if len(sig_up) else "")
-            + (f"; level with it at three decimals in {len(level)} ({', '.join(level.index)})" if len(level) else "")
-            + f"; it is below it in {len(down)}, significantly in {len(sig_down)}"
-            + (f" ({listed(sig_down)})" if len(sig_down) else ""))
-    lines = []
-    for r, v in vs.iterrows():
-        verdict = v["verdict"]
-        spread = ("" if n_seeds < 2 else "the same under every seed; "
-                  if f"{v['RegEMT low']:.3f}" == f"{v['RegEMT high']:.3f}"
-                  else f"{v['RegEMT low']:.3f}–{v['RegEMT high']:.3f} over the seeds; ")
-        lines.append(f"{r}: RegEMT {v['RegEMT mean']:.3f} ({spread}MLP chosen in {v['MLP chosen']} of {v['seeds']}), "
-                     f"best single metric {v['best']} {v['best ρ']:.3f}: {verdict} "
-                     f"({p_range([v['p low'], v['p high']], n_permutations)})")
-    fits, mlp = int(vs["seeds"].sum()), int(vs["MLP chosen"].sum())
-    always, never = int((vs["MLP chosen"] == vs["seeds"]).sum()), int((vs["MLP chosen"] == 0).sum())
-    how = "by source" if inner_split == "source" else "by rows at random"
-    choice = (f"With the validation rows of the model selection split {how}, RegEMT chose the MLP in {mlp} of "
-              f"{fits} fits ({len(vs)} rows × {_seeds(n_seeds)}): in every seed for {always} rows, in none for "
-              f"{never}; {PAPER_CHOICE}")
+    def rows(frame):
+        return [{"row": r, "other": v["best"], "difference": v["difference"], "p_low": v["p low"],
+                 "p_high": v["p high"], "holm_low": v["Holm low"], "holm_high": v["Holm high"]}
+                for r, v in frame.iterrows()]
+    every = vs[(vs["tested"] > 0) & (vs["better"] == vs["tested"])] if len(vs) else vs
+    never = vs[(vs["tested"] > 0) & (vs["worse"] == vs["tested"])] if len(vs) else vs
+    some = [r for r, v in vs.iterrows() if (0 < v["better"] < v["tested"]) or (0 < v["worse"] < v["tested"])]
+    return {"n_seeds": int(vs["seeds"].max()) if len(vs) else 0, "n_rows": len(vs),
+            "above": list(up.index), "level": list(level.index), "below": list(down.index),
+            "undefined": list(vs.index[shown.isna()]), "sig_above": rows(every), "sig_below": rows(never),
+            "some_seeds": some}
+
+
+def table1_findings(ours: pd.DataFrame, paper: pd.DataFrame, vs: pd.DataFrame, *, inner_split: str = "source"
+                    ) -> dict:
+    """From Table 1 (``ours``: the mean over the seeds), the paper's values and
+    :func:`versus_best_rows` (``vs``): ``versus`` (:func:`versus_findings`), how often RegEMT
+    chose the MLP (``mlp`` of ``fits``; rows where every seed chose it, ``always``, and none,
+    ``never``), ``inner_split`` and ``regemt_delta``, the mean of |ours| minus the paper's
+    RegEMT (None when the paper has no value for these rows)."""
     both = ours[[REGEMT]].join(paper[[REGEMT]].rename(columns={REGEMT: REGEMT + " paper"})).dropna()
-    return {"t1_wins": wins, "t1_lines": "; ".join(lines), "t1_choice": choice,
-            "t1_regemt_delta": (f"The mean of |ρ(RegEMT)| minus the paper's value is "
-                                f"{(both[REGEMT].abs() - both[REGEMT + ' paper']).mean():+.3f}" if len(both) else
-                                "The paper has no RegEMT value for these sets, so no difference to it is measured")}
+    return {"versus": versus_findings(vs), "fits": int(vs["seeds"].sum()), "mlp": int(vs["MLP chosen"].sum()),
+            "always": int((vs["MLP chosen"] == vs["seeds"]).sum()), "never": int((vs["MLP chosen"] == 0).sum()),
+            "inner_split": inner_split,
+            "regemt_delta": float((both[REGEMT].abs() - both[REGEMT + " paper"]).mean()) if len(both) else None}
 
 
 def da_evaluations(train_rows: pd.DataFrame, test_rows: pd.DataFrame, featurize: Featurizer, *, seed: int = 42,
@@ -561,25 +633,28 @@ def interval_table(evaluations: Mapping[tuple[str, str, bool], Evaluation], data
     return pd.DataFrame(rows)
 
 
-def interval_summary(intervals: pd.DataFrame, keys: Sequence[str], tests: pd.DataFrame | None = None,
-                     seed: int | None = None, n_permutations: int = 1000) -> str:
-    """RegEMT's interval against that of the best single metric, per key and setting; with
-    :func:`versus_best`'s ``tests``, also the PERM-BOTH p of ensemble seed ``seed``."""
-    parts = []
+def interval_findings(intervals: pd.DataFrame, keys: Sequence[str], tests: pd.DataFrame | None = None,
+                      seed: int | None = None) -> list[dict]:
+    """Per key and setting: RegEMT's ρ and interval and those of the best single metric; with
+    :func:`versus_best`'s ``tests`` (with the family's ``Holm p`` and ``verdict``), also the raw
+    ``p``, ``p_holm`` and ``verdict`` of ensemble seed ``seed`` (None without a test)."""
+    out = []
     for key in keys:
         for setting in ("ref", "src"):
             sub = intervals[(intervals["evaluation set"] == key)
                             & (intervals["setting"] == SETTING_NAME[setting])].set_index("metric")
             best = sub.drop(index=[REGEMT, REG_BASE, *SHOWN_ONLY], errors="ignore")["rho"].idxmax()
             r, b = sub.loc[REGEMT], sub.loc[best]
-            text = (f"{key} {SETTING_NAME[setting]}: RegEMT {r.rho:.3f} [{r.low:.3f}, {r.high:.3f}] against "
-                    f"{best} {b.rho:.3f} [{b.low:.3f}, {b.high:.3f}]")
+            item = {"set": key, "setting": SETTING_NAME[setting],
+                    "regemt": {"rho": r.rho, "low": r.low, "high": r.high},
+                    "best": {"name": best, "rho": b.rho, "low": b.low, "high": b.high}, "p": None, "p_holm": None,
+                    "verdict": None}
             if tests is not None:
                 t = tests[(tests["row"] == row_label(key, setting, False)) & (tests["seed"] == seed)]
-                if len(t):
-                    text += f" (PERM-BOTH, {t['tested'].iloc[0]}: {p_text(t['p'].iloc[0], n_permutations)})"
-            parts.append(text)
-    return "; ".join(parts)
+                if len(t) and t["p"].iloc[0] == t["p"].iloc[0]:
+                    item.update(p=t["p"].iloc[0], p_holm=t["Holm p"].iloc[0], verdict=t["verdict"].iloc[0])
+            out.append(item)
+    return out
 
 
 def _split_name(seed: int | None) -> str:
@@ -590,8 +665,9 @@ def split_table(data: Mapping[str, JudgedSet], keys: Sequence[str], *, split_see
                 split_seeds: Sequence[int] = (), seed: int = 42, inner_split: str = "source",
                 n_permutations: int = 1000) -> pd.DataFrame:
     """RegEMT, the best single metric and Reg-base on the test rows of ``split_seed``'s split
-    and of each further seeded split, per key and setting, with the one-sided PERM-BOTH p
-    (column ``p``) of the observed direction of RegEMT against the best single metric."""
+    and of each further seeded split, per key and setting, with :func:`compare_columns` of
+    RegEMT (``B``) against the best single metric (``A``): raw two-sided ``p`` and the
+    ``comparison``."""
     rows = []
     for key in keys:
         d = data[key]
@@ -602,44 +678,40 @@ def split_table(data: Mapping[str, JudgedSet], keys: Sequence[str], *, split_see
                 ev = evaluate(f.scores, f.lengths, d.rows["human"], d.rows["src"], test=test, seed=seed,
                               inner_split=inner_split)
                 name, value = best_single(ev.table["spearman"])
-                regemt = ev.table.loc[REGEMT, "spearman"]
-                order = (REGEMT, name) if regemt >= value else (name, REGEMT)
+                c = compare_columns(ev.predictions, ev.human, name, REGEMT, d.rows["src"].iloc[test],
+                                    n_permutations=n_permutations, seed=seed)
                 rows.append({"evaluation set": key, "setting": SETTING_NAME[setting], "split": _split_name(s),
-                             "RegEMT": regemt, "best single": value, "which": name,
-                             "Reg-base": ev.table.loc[REG_BASE, "spearman"],
-                             "p": one_sided_p(ev.predictions, ev.human, *order, n_permutations=n_permutations,
-                                              seed=seed)})
+                             "RegEMT": ev.table.loc[REGEMT, "spearman"], "best single": value, "which": name,
+                             "Reg-base": ev.table.loc[REG_BASE, "spearman"]} | _tested(name, REGEMT, c))
     splits = pd.DataFrame(rows)
-    splits.insert(len(splits.columns) - 1, "RegEMT − best single", splits["RegEMT"] - splits["best single"])
+    splits.insert(splits.columns.get_loc("A"), "RegEMT − best single", splits["RegEMT"] - splits["best single"])
     return splits
 
 
-def _wins(rows: pd.DataFrame, gap: str, alpha: float) -> str:
+def _wins(rows: pd.DataFrame, gap: str) -> dict:
     up, down = rows[rows[gap].round(3) > 0], rows[rows[gap].round(3) < 0]  # equal to three decimals: a tie
-    ties = len(rows) - len(up) - len(down)
-    return (f"above in {len(up)} of {len(rows)} (significantly, PERM-BOTH p < {alpha:g}, in "
-            f"{int((up['p'] < alpha).sum())}), below in {len(down)} (significantly in {int((down['p'] < alpha).sum())})"
-            + (f", tied to three decimals in {ties}" if ties else ""))
+    return {"n": len(rows), "above": len(up), "sig_above": int((up["verdict"] == B_BETTER).sum()),
+            "below": len(down), "sig_below": int((down["verdict"] == A_BETTER).sum()),
+            "ties": len(rows) - len(up) - len(down)}
 
 
-def split_summary(splits: pd.DataFrame, split_seed: int | None = None, *, alpha: float = ALPHA) -> str:
-    """How often RegEMT is above or below the best single metric, and how often significantly,
-    on the chosen split and on the others, and whether the verdict moves (the shares of
-    significant wins differ by 0.25 or more)."""
+def split_findings(splits: pd.DataFrame, split_seed: int | None = None) -> dict:
+    """How often RegEMT is above or below the best single metric, and how often the family's
+    verdict (after Holm, :func:`page_family`) finds it better or worse, on the chosen split
+    (``chosen``; its name ``split``) and on the others (``others``, with how many splits and the
+    range of the difference; None without other splits), and whether the verdict moves
+    (``moved``: the shares of significant wins differ by 0.25 or more)."""
     first_split = _split_name(split_seed)
     chosen, others = splits[splits["split"] == first_split], splits[splits["split"] != first_split]
     gap = "RegEMT − best single"
-    text = (f"RegEMT against the best single metric, on the split used above ({first_split}), over {len(chosen)} "
-            f"(set, setting) combinations: {_wins(chosen, gap, alpha)}")
+    out = {"split": first_split, "chosen": _wins(chosen, gap), "others": None, "moved": None}
     if len(others):
-        text += (f"; on {others['split'].nunique()} shuffled splits: {_wins(others, gap, alpha)}, by "
-                 f"{others[gap].min():+.3f} to {others[gap].max():+.3f}")
-
         def share(rows):
-            return ((rows[gap].round(3) > 0) & (rows["p"] < alpha)).mean()
-        text += (" — the held-out sources change the verdict" if abs(share(chosen) - share(others)) >= 0.25
-                 else " — the verdict holds across splits")
-    return text
+            return ((rows[gap].round(3) > 0) & (rows["verdict"] == B_BETTER)).mean()
+        out["others"] = _wins(others, gap) | {"splits": int(others["split"].nunique()),
+                                                     "low": others[gap].min(), "high": others[gap].max()}
+        out["moved"] = bool(abs(share(chosen) - share(others)) >= 0.25)
+    return out
 
 
 # -- Table 2, the ablation and the importances -----------------------------------------------------
@@ -677,19 +749,19 @@ def mean_abs_offdiagonal(matrix: pd.DataFrame, names: Sequence[str]) -> float:
     return np.nanmean(np.abs(sub[~np.eye(len(names), dtype=bool)]))
 
 
-def table2_summary(matrix: pd.DataFrame, ref_evaluation: Evaluation, paper_ref: pd.DataFrame) -> str:
-    """Within-family mean |ρ| (static-vector metrics; contextual and decontextualized WMDs)
-    of the reference-based test predictions and of the paper, and Reg-base against BLEU and
-    METEOR; the families keep the metrics with a value in ``matrix``."""
+def table2_findings(matrix: pd.DataFrame, ref_evaluation: Evaluation, paper_ref: pd.DataFrame) -> dict:
+    """Within-family mean |ρ| (``static``: static-vector metrics; ``context``: contextual and
+    decontextualized WMDs) of the reference-based test predictions and of the paper
+    (``*_paper``), and Reg-base's ρ with BLEU and METEOR, ours (signed) and the paper's; the
+    families keep the metrics with a value in ``matrix``."""
     static = [n for n in ["SCM", "SCM-tf", "WMD", "WMD-tf"] if matrix.loc[n].notna().any()]
     context = [n for n in ["WMD-cont", "WMD-dec", "WMD-dec-tf"] if matrix.loc[n].notna().any()]
     corr = ref_evaluation.predictions.corr(method="spearman")
-    return (f"Within the static-vector metrics the mean |ρ| is {mean_abs_offdiagonal(corr, static):.2f} "
-            f"(paper {mean_abs_offdiagonal(paper_ref, static):.2f}); within the contextual and decontextualized "
-            f"WMDs {mean_abs_offdiagonal(corr, context):.2f} (paper {mean_abs_offdiagonal(paper_ref, context):.2f}); "
-            f"Reg-base against BLEU {corr.loc[REG_BASE, 'BLEU']:+.2f} and against METEOR "
-            f"{corr.loc[REG_BASE, 'METEOR']:+.2f} (paper {paper_ref.loc['Reg-base', 'BLEU']:.2f} and "
-            f"{paper_ref.loc['Reg-base', 'METEOR']:.2f})")
+    return {"static": mean_abs_offdiagonal(corr, static), "static_paper": mean_abs_offdiagonal(paper_ref, static),
+            "context": mean_abs_offdiagonal(corr, context),
+            "context_paper": mean_abs_offdiagonal(paper_ref, context),
+            "reg_base": {"BLEU": corr.loc[REG_BASE, "BLEU"], "METEOR": corr.loc[REG_BASE, "METEOR"]},
+            "reg_base_paper": {"BLEU": paper_ref.loc["Reg-base", "BLEU"], "METEOR": paper_ref.loc["Reg-base", "METEOR"]}}
 
 
 def ablations(data: Mapping[str, JudgedSet], evaluations: Mapping[tuple[str, str, bool], Evaluation],
@@ -710,16 +782,16 @@ def ablations(data: Mapping[str, JudgedSet], evaluations: Mapping[tuple[str, str
     return out
 
 
-def ablation_summary(steps_by_set: Mapping[tuple[str, str], pd.DataFrame]) -> str:
-    """Per ablation: ρ with all features, the best ρ and how many features it had, and the last
-    feature standing."""
-    lines = []
+def ablation_findings(steps_by_set: Mapping[tuple[str, str], pd.DataFrame]) -> list[dict]:
+    """Per ablation: ρ with all features (``full``), the best ρ and how many features it had,
+    and the last feature standing and its ρ."""
+    out = []
     for (key, setting), steps in steps_by_set.items():
-        full, peak = steps["spearman"].iloc[0], steps.loc[steps["spearman"].idxmax()]
-        last = steps.iloc[-1]
-        lines.append(f"{key} {SETTING_NAME[setting]}: all features {full:.3f}, best {peak['spearman']:.3f} with "
-                     f"{peak['features']} left, last one standing {last['remaining'][0]} {last['spearman']:.3f}")
-    return "; ".join(lines)
+        peak, last = steps.loc[steps["spearman"].idxmax()], steps.iloc[-1]
+        out.append({"set": key, "setting": SETTING_NAME[setting], "full": steps["spearman"].iloc[0],
+                    "best": peak["spearman"], "best_features": int(peak["features"]), "last": last["remaining"][0],
+                    "last_rho": last["spearman"]})
+    return out
 
 
 def importance_table(evaluations: Mapping[tuple[str, str, bool], Evaluation], key: str, *, n_repeats: int = 10,
@@ -734,14 +806,15 @@ def importance_table(evaluations: Mapping[tuple[str, str, bool], Evaluation], ke
     return pd.DataFrame(imp).sort_values("reference-based", ascending=False)
 
 
-def importance_summary(imp: pd.DataFrame) -> str:
-    """The largest and second-largest drop of each column."""
-    parts = []
+def importance_findings(imp: pd.DataFrame) -> list[dict]:
+    """Per column (setting): the feature with the largest drop and the one with the second largest."""
+    out = []
     for s in imp.columns:
         top = imp[s].idxmax()
         rest = imp[s].drop(top)
-        parts.append(f"{s}: {top} ({imp[s].max():.3f}), then {rest.idxmax()} ({rest.max():.3f})")
-    return "; ".join(parts)
+        out.append({"setting": s, "first": top, "first_drop": imp[s].max(), "second": rest.idxmax(),
+                    "second_drop": rest.max()})
+    return out
 
 
 # -- beyond the paper -------------------------------------------------------------------------------
@@ -769,12 +842,12 @@ def extra_table(data: Mapping[str, JudgedSet], evaluations: Mapping[tuple[str, s
     return pd.DataFrame(rows).pivot(index="ensemble", columns="evaluation set", values="rho")
 
 
-def extra_summaries(table: pd.DataFrame, extra: Sequence[str] = EXTRA) -> dict[str, str]:
-    """``extra_summary`` (the gain of the extended ensemble per set) and ``dabert_summary``
-    (the first extra column alone per set)."""
-    gain = table.loc[_with_extra(extra)] - table.loc[REGEMT]
-    return {"extra_summary": ", ".join(f"{k} {v:+.3f}" for k, v in gain.items()),
-            "dabert_summary": ", ".join(f"{k} {v:+.3f}" for k, v in table.loc[f"{extra[0]} alone"].items())}
+def extra_findings(table: pd.DataFrame, extra: Sequence[str] = EXTRA) -> dict:
+    """``gains`` (the extended ensemble's ρ minus RegEMT's, per set), ``column`` (the first extra
+    column), ``alone`` (its ρ alone, per set) and in how many sets that is negative (``negative``)."""
+    gain, alone = table.loc[_with_extra(extra)] - table.loc[REGEMT], table.loc[f"{extra[0]} alone"]
+    return {"extra": list(extra), "gains": [{"set": k, "value": v} for k, v in gain.items()], "column": extra[0],
+            "alone": [{"set": k, "value": v} for k, v in alone.items()], "negative": int((alone < 0).sum())}
 
 
 def paired_difference(ev: Evaluation, groups: Sequence[str], a: str, b: str, *, n_resamples: int = 1000,
@@ -795,8 +868,8 @@ def reg_base_table(data: Mapping[str, JudgedSet], keys: Sequence[str], featurize
                    n_permutations: int = 1000) -> pd.DataFrame:
     """Reg-base (lengths in subword pieces and in characters) against BLEU and METEOR,
     reference-based, on the MQM sets (column ``data``: ``MQM``): both ρ, their
-    :func:`paired_difference` and its interval, and the one-sided PERM-BOTH p of the observed
-    direction (column ``p``)."""
+    :func:`paired_difference` and its interval, and :func:`compare_columns` of Reg-base (``B``)
+    against the other (``A``): raw two-sided ``p`` and the ``comparison``."""
     rows = []
     for key in keys:
         d = data[key]
@@ -815,11 +888,11 @@ def _versus_others(ev: Evaluation, groups: Sequence[str], data: str, name: str, 
     rows = []
     for other in others:
         point, low, high = paired_difference(ev, groups, REG_BASE, other, n_resamples=n_resamples, seed=seed)
-        order = (REG_BASE, other) if point >= 0 else (other, REG_BASE)
+        c = compare_columns(ev.predictions, ev.human, other, REG_BASE, groups, n_permutations=n_permutations,
+                            seed=seed)
         rows.append({"data": data, "evaluation set": name, "lengths": unit, "against": other,
                      "Reg-base ρ": ev.table.loc[REG_BASE, "spearman"], "other ρ": ev.table.loc[other, "spearman"],
-                     "difference": point, "low": low, "high": high,
-                     "p": one_sided_p(ev.predictions, ev.human, *order, n_permutations=n_permutations, seed=seed)})
+                     "difference": point, "low": low, "high": high} | _tested(other, REG_BASE, c))
     return rows
 
 
@@ -835,62 +908,56 @@ def reg_base_da_table(da_ref: Mapping[str, Evaluation], test_rows: pd.DataFrame,
     return pd.DataFrame(rows)
 
 
-def reg_base_summary(rb: pd.DataFrame, *, alpha: float = ALPHA, paper_da: pd.Series | None = None) -> str:
+def reg_base_findings(rb: pd.DataFrame, *, paper_da: pd.Series | None = None) -> dict:
     """Per block of comparisons (column ``data`` of :func:`reg_base_table` and
-    :func:`reg_base_da_table`): how often Reg-base is above or below BLEU and METEOR, with the
-    whole 95% interval on one side of zero and with PERM-BOTH p < ``alpha``; then, set by set
-    (column ``evaluation set``, when present), where Reg-base is above both in every comparison,
-    where below both, and where the comparisons differ (with the paper's DA row, ``paper_da``:
-    column -> |ρ|, when given)."""
-    parts, verdicts = [], []
+    :func:`reg_base_da_table`, with the family's ``verdict``, :func:`page_family`): how often
+    Reg-base is above or below BLEU and METEOR, with the whole 95% interval on one side of zero
+    (``*_ci``) and found better or worse by the family after Holm (``*_sig``); and the sets (column ``evaluation set``, when present; else the block) where
+    Reg-base is above both in every comparison, below both, or either way. ``paper_da``: the
+    paper's DA row (column -> |ρ|), kept when it has Reg-base, BLEU and METEOR."""
+    blocks = []
     for data, g in rb.groupby("data", sort=False):
         up, down = g[g["difference"] > 0], g[g["difference"] < 0]
-        parts.append(f"on the {data} rows Reg-base is above the other metric in {len(up)} of {len(g)} comparisons "
-                     f"(whole 95% interval above zero in {int((g['low'] > 0).sum())}, PERM-BOTH p < {alpha:g} in "
-                     f"{int((up['p'] < alpha).sum())}) and below it in {len(down)} (interval below zero in "
-                     f"{int((g['high'] < 0).sum())}, p < {alpha:g} in {int((down['p'] < alpha).sum())})")
         per = (list(g.groupby("evaluation set", sort=False)["difference"]) if "evaluation set" in g
                else [(data, g["difference"])])
         above = [k for k, d in per if (d > 0).all()]
         below = [k for k, d in per if (d < 0).all()]
-        mixed = [k for k, _ in per if k not in above and k not in below]
-        if len(above) == len(per):
-            verdicts.append(f"on the {data} rows above both in every comparison")
-        elif len(below) == len(per):
-            verdicts.append(f"on the {data} rows below both in every comparison")
-        else:
-            verdicts.append(f"on the {data} rows above both in every comparison for {and_list(above) or 'no set'}"
-                            + (f", below both for {and_list(below)}" if below else "")
-                            + (f", either way for {and_list(mixed)}" if mixed else ""))
-    verdict = "Reg-base against BLEU and METEOR: " + "; ".join(verdicts)
+        blocks.append({"data": data, "n": len(g), "up": len(up), "up_ci": int((g["low"] > 0).sum()),
+                       "up_sig": int((up["verdict"] == B_BETTER).sum()), "down": len(down),
+                       "down_ci": int((g["high"] < 0).sum()), "down_sig": int((down["verdict"] == A_BETTER).sum()), "n_sets": len(per), "above": above,
+                       "below": below, "mixed": [k for k, _ in per if k not in above and k not in below]})
+    paper = None
     if paper_da is not None and {REG_BASE, "BLEU", "METEOR"} <= set(paper_da.dropna().index):
-        verdict += (f" (the paper's DA row, |ρ|: Reg-base {paper_da[REG_BASE]:.2f}, BLEU {paper_da['BLEU']:.2f}, "
-                    f"METEOR {paper_da['METEOR']:.2f})")
-    return "; ".join(parts) + ". " + verdict
+        paper = {"Reg-base": paper_da[REG_BASE], "BLEU": paper_da["BLEU"], "METEOR": paper_da["METEOR"]}
+    return {"blocks": blocks, "paper_da": paper}
 
 
-def reg_base_vs_regemt(tables: Sequence[pd.DataFrame]) -> str:
-    """In how many rows of the Table 1 tables Reg-base is at or above RegEMT."""
-    rows = pd.concat(list(tables))
-    at_least = int((rows[REG_BASE] >= rows[REGEMT]).sum())
-    return (f"Reg-base alone is at or above the full ensemble in {at_least} of {len(rows)} MQM rows (Table 1 and "
-            "the further sets, cross-lingual rows included)")
+def reg_base_vs_regemt(tables: Mapping[str, pd.DataFrame]) -> dict:
+    """In how many rows of the Table 1 tables (name -> table; ensembles as the mean over the
+    seeds) Reg-base is at or above RegEMT (``at_least`` of ``n``), those rows, and their names
+    per table (``by_table``, the tables in the order given)."""
+    rows = [{"table": name, "row": r, "regemt": v[REGEMT], "reg_base": v[REG_BASE]}
+            for name, t in tables.items() for r, v in t.iterrows()]
+    hits = [r for r in rows if r["reg_base"] >= r["regemt"]]
+    by_table = [{"table": name, "rows": [r["row"] for r in hits if r["table"] == name]} for name in tables]
+    return {"n": len(rows), "at_least": len(hits), "rows": hits, "by_table": [t for t in by_table if t["rows"]]}
 
 
-def context_table(evaluations: Mapping[tuple[str, str, bool], Evaluation], *, n_permutations: int = 1000,
-                  seed: int = 42) -> pd.DataFrame:
+def context_table(evaluations: Mapping[tuple[str, str, bool], Evaluation], data: Mapping[str, JudgedSet], *,
+                  n_permutations: int = 1000, seed: int = 42) -> pd.DataFrame:
     """Test ρ of WMD over contextual, decontextualized and static vectors, per own-pair
-    evaluation (NaN: no static WMD in that setting), and the one-sided PERM-BOTH p (column
-    ``p``) of the observed direction of WMD-cont against WMD-dec."""
+    evaluation (NaN: no static WMD in that setting), and :func:`compare_columns` of WMD-cont
+    (``B``) against WMD-dec (``A``): raw two-sided ``p`` and the ``comparison``."""
     rows = []
     for (key, setting, cross), ev in evaluations.items():
         if cross:
             continue
         t = ev.table["spearman"]
-        order = ("WMD-cont", "WMD-dec") if t["WMD-cont"] >= t["WMD-dec"] else ("WMD-dec", "WMD-cont")
+        c = compare_columns(ev.predictions, ev.human, "WMD-dec", "WMD-cont", data[key].rows["src"].iloc[ev.test],
+                            n_permutations=n_permutations, seed=seed)
         rows.append({"evaluation set": key, "setting": SETTING_NAME[setting], "WMD-cont": t["WMD-cont"],
-                     "WMD-dec": t["WMD-dec"], "WMD-dec-tf": t["WMD-dec-tf"], "WMD (static)": t.get("WMD", np.nan),
-                     "p": one_sided_p(ev.predictions, ev.human, *order, n_permutations=n_permutations, seed=seed)})
+                     "WMD-dec": t["WMD-dec"], "WMD-dec-tf": t["WMD-dec-tf"], "WMD (static)": t.get("WMD", np.nan)}
+                    | _tested("WMD-dec", "WMD-cont", c))
     return pd.DataFrame(rows)
 
 
@@ -898,35 +965,30 @@ def _who_wins(a: pd.Series, b: pd.Series) -> tuple[int, int]:
     return int((a > b).sum()), int((b > a).sum())
 
 
-def context_summary(cd: pd.DataFrame, paper: Mapping[tuple[str, str, str, str], float] | None = None, *,
-                    alpha: float = ALPHA) -> str:
-    """How often WMD-cont is above WMD-dec and the reverse, how often significantly, whether
-    that is one consistent direction, the differences, the paper's own MQM rows (``paper``:
-    Table 1's values, :func:`paper_values`) and WMD-dec-tf."""
+def context_findings(cd: pd.DataFrame, paper: Mapping[tuple[str, str, str, str], float] | None = None) -> dict:
+    """How often WMD-cont is above WMD-dec and the reverse, how often the family finds it better
+    or worse after Holm (column ``verdict``, :func:`page_family`), whether
+    that is one direction in every setting (``direction``: ``WMD-cont``, ``WMD-dec`` or None),
+    the differences WMD-dec minus WMD-cont, the paper's own MQM rows that are not cross-lingual
+    (``paper``: Table 1's values, :func:`paper_values`; None without them) and how often
+    WMD-dec-tf is above WMD-cont."""
     cont, dec, n = cd["WMD-cont"], cd["WMD-dec"], len(cd)
     c_wins, d_wins = _who_wins(cont, dec)
-    sig_c, sig_d = int(((cont > dec) & (cd["p"] < alpha)).sum()), int(((dec > cont) & (cd["p"] < alpha)).sum())
-    if c_wins == n:
-        direction = "WMD-cont is ahead in every setting"
-    elif d_wins == n:
-        direction = "WMD-dec is ahead in every setting"
-    else:
-        direction = "no consistent direction"
+    direction = "WMD-cont" if c_wins == n else "WMD-dec" if d_wins == n else None
     diff = dec - cont
-    text = (f"WMD-cont is above WMD-dec in {c_wins} of {n} MQM settings (significantly, PERM-BOTH p < {alpha:g}, in "
-            f"{sig_c}) and below it in {d_wins} (significantly in {sig_d}): {direction} (WMD-dec minus WMD-cont: mean "
-            f"{diff.mean():+.3f}, from {diff.min():+.3f} to {diff.max():+.3f})")
+    out = {"n": n, "cont_above": c_wins, "dec_above": d_wins,
+           "sig_cont": int(((cont > dec) & (cd["verdict"] == B_BETTER)).sum()),
+           "sig_dec": int(((dec > cont) & (cd["verdict"] == A_BETTER)).sum()), "direction": direction,
+           "diff_mean": diff.mean(), "diff_min": diff.min(), "diff_max": diff.max(),
+           "dec_tf_above": int((cd["WMD-dec-tf"] > cont).sum()), "paper": None}
     if paper is not None:
         rows = [(st, r) for (dd, st, r, c) in paper if dd == "MQM" and c == "WMD-cont" and not r.endswith("-X")]
         pc = pd.Series({k: paper[("MQM", *k, "WMD-cont")] for k in rows})
         pd_ = pd.Series({k: paper[("MQM", *k, "WMD-dec")] for k in rows})
         pc_wins, pd_wins = _who_wins(pc, pd_)
-        consistent = pc_wins == len(rows) or pd_wins == len(rows)
-        text += (f". The paper's Table 1 (|ρ|) has WMD-cont above WMD-dec in {pc_wins} of the {len(rows)} MQM rows "
-                 f"that are not cross-lingual (its -X rows repeat the single metrics) "
-                 f"and below in {pd_wins}: {'a consistent' if consistent else 'no consistent'} direction, "
-                 + ("as ours" if consistent == (direction != "no consistent direction") else "unlike ours"))
-    return text + (f"; WMD-dec-tf is above WMD-cont in {int((cd['WMD-dec-tf'] > cont).sum())} of our {n} settings")
+        out["paper"] = {"n": len(rows), "cont_above": pc_wins, "dec_above": pd_wins,
+                        "consistent": pc_wins == len(rows) or pd_wins == len(rows)}
+    return out
 
 
 def compos_table(data: Mapping[str, JudgedSet], keys: Sequence[str], featurize: Featurizer) -> pd.DataFrame:
@@ -949,19 +1011,17 @@ def compos_table(data: Mapping[str, JudgedSet], keys: Sequence[str], featurize: 
     return pd.DataFrame(rows)
 
 
-def compos_summary(compos: pd.DataFrame) -> str:
-    """What row normalisation changes in :func:`compos_table`'s settings."""
+def compos_findings(compos: pd.DataFrame) -> dict | None:
+    """What row normalisation changes in :func:`compos_table`'s settings: the change of the
+    signed ρ (lowest, highest, mean), in how many settings it rises, in how many |ρ| is larger,
+    and how often each normalisation is negative; None when no setting has Compos."""
     if not len(compos):
-        return "No evaluation set of this run has part-of-speech taggers for both sides: Compos is not computed"
+        return None
     total, row = compos["total (authors' code)"], compos["row (paper's text)"]
     gain = row - total
-    return (f"Row normalisation changes Compos's signed ρ by {gain.min():+.3f} to {gain.max():+.3f} "
-            f"(mean {gain.mean():+.3f}) over these {len(gain)} settings and raises it in {int((gain > 0).sum())}; "
-            f"by |ρ| it is stronger in {int((row.abs() > total.abs()).sum())}. The total-normalised Compos is negative "
-            f"(a closer tag pattern going with a worse MQM score) in {int((total < 0).sum())} settings, the "
-            f"row-normalised one in {int((row < 0).sum())}. The ensemble's numbers above use the authors' "
-            f"normalisation (Table 1 shows the row-normalised one as {COMPOS_ROW}, for comparison; the ensemble does "
-            f"not use it)")
+    return {"n": len(gain), "low": gain.min(), "high": gain.max(), "mean": gain.mean(), "raised": int((gain > 0).sum()),
+            "stronger": int((row.abs() > total.abs()).sum()), "total_negative": int((total < 0).sum()),
+            "row_negative": int((row < 0).sum()), "column": COMPOS_ROW}
 
 
 def _spearman_or_nan(x: np.ndarray, y: np.ndarray) -> float:
@@ -1024,37 +1084,123 @@ def level_table(data: Mapping[str, JudgedSet], keys: Sequence[str], column: str 
     return pd.DataFrame(out)
 
 
-def level_summary(lv: pd.DataFrame, column: str = EXTRA[0]) -> str:
+def level_findings(lv: pd.DataFrame, column: str = EXTRA[0]) -> dict:
     """Each set's three levels with intervals, and in how many sets the level explanation
     (ρ above zero within a source, below zero between sources, both intervals clear of zero)
-    is supported, contradicted (the within-source interval below zero) or undecided."""
-    def ci(r, name):
-        return f"{r[name]:+.3f} [{r[name + ' low']:+.3f}, {r[name + ' high']:+.3f}]"
-    lines = [f"{r['evaluation set']}: all test rows {ci(r, 'pooled')}, within a source {ci(r, 'within')} "
-             f"(mean over {r['sources']} sources), between sources {ci(r, 'between')}" for _, r in lv.iterrows()]
+    is supported, contradicted (the within-source interval below zero) or undecided; and in
+    how many the pooled ρ is negative (``negative``) with its interval below zero (``negative_ci``)."""
+    def level(r, name):
+        return {"rho": r[name], "low": r[name + " low"], "high": r[name + " high"]}
+    sets = [{"set": r["evaluation set"], "sources": int(r["sources"]), "pooled": level(r, "pooled"),
+             "within": level(r, "within"), "between": level(r, "between")} for _, r in lv.iterrows()]
     supported = int(((lv["within low"] > 0) & (lv["between high"] < 0)).sum())
     against = int((lv["within high"] < 0).sum())
-    return (f"{column} alone, Spearman ρ with MQM (95% intervals from resampling the test sources): "
-            + "; ".join(lines) + f". The level explanation is supported in {supported} of {len(lv)} sets, contradicted "
-            f"(negative within a source too) in {against} and undecided in {len(lv) - supported - against}")
+    return {"column": column, "sets": sets, "n": len(lv), "supported": supported, "against": against,
+            "undecided": len(lv) - supported - against, "negative": int((lv["pooled"] < 0).sum()),
+            "negative_ci": int((lv["pooled high"] < 0).sum())}
 
 
-def _lower_first(text: str) -> str:
-    return text[:1].lower() + text[1:]
+def perm_test_counts(**tables: pd.DataFrame) -> dict:
+    """How many PERM-BOTH tests the page ran: per table (name -> a table with a column ``p``,
+    NaN where no test was possible), the p-values it holds, and their ``total`` (the size of
+    the Holm family, :func:`page_family`)."""
+    counts = {name: int(t["p"].notna().sum()) if len(t) else 0 for name, t in tables.items()}
+    return counts | {"total": sum(counts.values())}
 
 
-def conclusion(keys: Sequence[str], said: Mapping[str, str]) -> str:
-    """The chapter's conclusion from its sentences (``t1_wins``, ``t1_choice``,
-    ``t1_regemt_delta``, ``split_summary``, ``rb_summary``, ``regbase_vs_regemt``,
-    ``cd_summary``, ``level_summary``)."""
-    return " ".join([
-        f"With an offline multilingual encoder, on the MQM sets {', '.join(keys)} (the paper's were WMT20's), in "
-        f"Table 1's MQM block: {_lower_first(said['t1_wins'])}. {said['t1_choice']}. {said['t1_regemt_delta']}.",
-        f"{said['split_summary']}.",
-        f"Against BLEU and METEOR: {said['rb_summary']}. {said['regbase_vs_regemt']}.",
-        f"Contextual against decontextualized vectors: {said['cd_summary']}.",
-        f"DA-BERTScore's negative segment-level ρ: {said['level_summary']}.",
-        "COMET, Prism and BLEURT are missing here (in the paper, COMET is the best single metric of every "
-        "reference-based row and Prism of the source-based DA and critical-error rows), so our RegEMT is the paper's "
-        "ensemble without some of its best features; the intervals and p-values above say how far each number can "
-        "be trusted."])
+# -- the page's tables, narrow enough for its text column ---------------------------------------------
+
+TABLE_STYLES = [  # room between adjacent numbers; a table wider than the text column scrolls
+    {"selector": "", "props": [("display", "block"), ("overflow-x", "auto"), ("max-width", "100%")]},
+    {"selector": "th, td", "props": [("padding", "0.2em 0.5em"), ("font-size", "0.9em")]}]
+
+
+def narrow(styler):
+    """A pandas Styler with :data:`TABLE_STYLES` added."""
+    return styler.set_table_styles(TABLE_STYLES, overwrite=False)
+
+
+def short_set(key: str) -> str:
+    """``wmt21.news zh-en`` -> ``news zh-en``."""
+    return key.removeprefix("wmt21.")
+
+
+def p_cell(p: float | None, n_permutations: int) -> str:
+    """A p in a table cell: ``0.034``, ``< 0.001`` (no permutation reached it), ``–`` (untested)."""
+    from mtlib.significance import p_text
+
+    return p_text(p, n_permutations, nan="–").replace("p = ", "").replace("p ", "")
+
+
+def p_span(low: float, high: float, n_permutations: int) -> str:
+    """A p's range over the ensemble seeds: ``0.001 to 0.026``, or one value."""
+    a, b = p_cell(low, n_permutations), p_cell(high, n_permutations)
+    return a if a == b else f"{a} to {b}"
+
+
+def verdict_text(row: Mapping) -> str:
+    """The family's verdict of a row with columns ``A``, ``B`` and ``verdict``, with the names."""
+    return {B_BETTER: f"{row['B']} better", A_BETTER: f"{row['A']} better"}.get(row["verdict"], row["verdict"])
+
+
+def seed_view(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`seed_table` with its columns under two levels (ensemble, then mean/low/high)."""
+    out = table.copy()
+    out.columns = pd.MultiIndex.from_tuples([tuple(c.rsplit(" ", 1)) if c.endswith((" mean", " low", " high"))
+                                             else (c, "") for c in table.columns])
+    return out
+
+
+def versus_view(vs: pd.DataFrame, n_permutations: int, *, other: bool = True) -> pd.DataFrame:
+    """:func:`versus_best_rows` for the page: the other column (with ``other``), its ρ, RegEMT's
+    mean ρ, the mean difference ``Δ``, the raw and Holm p as their range over the seeds and the
+    verdict after Holm."""
+    return pd.DataFrame(({"other": vs["best"]} if other else {}) | {
+        "other ρ": vs["best ρ"], "RegEMT ρ": vs["RegEMT mean"], "Δ": vs["difference"],
+        "p": [p_span(a, b, n_permutations) for a, b in zip(vs["p low"], vs["p high"])],
+        "Holm p": [p_span(a, b, n_permutations) for a, b in zip(vs["Holm low"], vs["Holm high"])],
+        "verdict (Holm)": [(REGEMT + " " + v) if v.startswith(("better", "worse")) else v for v in vs["verdict"]]},
+        index=vs.index)
+
+
+def _tested_view(t: pd.DataFrame, columns: Sequence[str], n_permutations: int) -> pd.DataFrame:
+    out = t.assign(**{"p": [p_cell(p, n_permutations) for p in t["p"]],
+                      "Holm p": [p_cell(p, n_permutations) for p in t["Holm p"]],
+                      "verdict (Holm)": [verdict_text(r) for _, r in t.iterrows()]})
+    if "evaluation set" in t:
+        data = t["data"] if "data" in t else pd.Series("MQM", index=t.index)
+        out["set"] = [short_set(s) if d == "MQM" else f"{d} {s}" for d, s in zip(data, t["evaluation set"])]
+    if "setting" in t:
+        out["setting"] = t["setting"].map({name: short for short, name in SETTING_NAME.items()})
+    return out[list(columns) + ["p", "Holm p", "verdict (Holm)"]]
+
+
+def split_view(splits: pd.DataFrame, n_permutations: int) -> pd.DataFrame:
+    """:func:`split_table` with the family's columns, for the page (short names, the alphabetical
+    split as the authors'; Δ = RegEMT − best single)."""
+    out = _tested_view(splits, ["set", "setting", "split", "RegEMT", "which", "best single", "Reg-base",
+                                "RegEMT − best single"], n_permutations).rename(
+        columns={"which": "best single", "best single": "its ρ", "RegEMT − best single": "Δ"})
+    return out.assign(split=out["split"].replace({"alphabetical": "authors'"}))
+
+
+def reg_base_view(rb: pd.DataFrame, n_permutations: int) -> pd.DataFrame:
+    """:func:`reg_base_table` with the family's columns, for the page (Δ = Reg-base − other, its
+    95% interval in one cell)."""
+    t = rb.assign(**{"95% interval": [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(rb["low"], rb["high"])]})
+    return _tested_view(t, ["set", "lengths", "against", "Reg-base ρ", "other ρ", "difference", "95% interval"],
+                        n_permutations).rename(columns={"difference": "Δ"})
+
+
+def context_view(cd: pd.DataFrame, n_permutations: int) -> pd.DataFrame:
+    """:func:`context_table` with the family's columns, for the page."""
+    return _tested_view(cd, ["set", "setting", "WMD-cont", "WMD-dec", "WMD-dec-tf", "WMD (static)"], n_permutations)
+
+
+def level_view(lv: pd.DataFrame) -> pd.DataFrame:
+    """:func:`level_table` for the page: each level's ρ and 95% interval in one cell."""
+    def cell(level):
+        return [f"{r:+.3f} [{lo:+.3f}, {hi:+.3f}]" for r, lo, hi in zip(lv[level], lv[level + " low"],
+                                                                          lv[level + " high"])]
+    return pd.DataFrame({"set": lv["evaluation set"].map(short_set), "sources": lv["sources"]}
+                        | {level: cell(level) for level in ("pooled", "within", "between")})
