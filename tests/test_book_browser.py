@@ -62,7 +62,9 @@ PAGE_RULES_JS = r"""() => {
   // Reading rules: paragraphs of at most 120 words; no sentence of eight or more words said twice
   // on a page; no code cell shown whose job is plumbing (glue, display(Markdown(...))).
   const words = t => t.split(/\s+/).filter(w => /\w/.test(w)).length;
-  const prose = [...column.querySelectorAll('p, li')].filter(e => !e.closest('pre, code, table, .cell_output, .output'));
+  // (a bibliography's entries share their venue lines by nature: not prose)
+  const prose = [...column.querySelectorAll('p, li')]
+    .filter(e => !e.closest('pre, code, table, .cell_output, .output, .citation, .bibliography, dl.citation'));
   const long = prose.filter(e => e.tagName === 'P' && words(e.textContent) > 120)
     .map(e => `${words(e.textContent)} words: ${e.textContent.trim().slice(0, 60)}`);
   const seen = new Map(), repeated = [];

@@ -25,40 +25,42 @@ def plot_lambda_sweep(ax, sweep: pd.DataFrame, drop_percent: float, metrics: Seq
 
 
 def plot_lambda_groups(sweep: pd.DataFrame, drop_percent: float, metrics: Sequence[str] = tuple(EVAL_METRICS)):
-    """:func:`plot_lambda_sweep` for to-English and from-English directions side by side (None
-    when the sweep has neither)."""
+    """:func:`plot_lambda_sweep` for to-English and from-English directions, one above the other
+    (narrow enough for the page's column; None when the sweep has neither)."""
     import matplotlib.pyplot as plt
     groups = [g for g in ["to English", "from English"] if g in set(sweep.get("group", []))]
     if not groups:
         return None
-    fig, axes = plt.subplots(1, len(groups), figsize=(5.2 * len(groups), 3.8), sharey=True, squeeze=False)
-    for ax, g in zip(axes[0], groups):
+    fig, axes = plt.subplots(len(groups), 1, figsize=(7.5, 3.4 * len(groups)), sharey=True, squeeze=False)
+    for ax, g in zip(axes[:, 0], groups):
         plot_lambda_sweep(ax, sweep[sweep.group == g], drop_percent, metrics, label_random=False)
         ax.set(title=f"{g} ({sweep[sweep.group == g].lp.nunique()} directions)")
-    axes[0, 0].legend(fontsize=8)
+    axes[0, 0].legend(fontsize=9)
+    fig.tight_layout()
     return fig
 
 
 def plot_filter_metrics(fig4: pd.DataFrame, filter_metrics: Sequence[str] = tuple(FILTER_METRICS),
                         metrics: Sequence[str] = tuple(EVAL_METRICS), stats: Sequence[str] = tuple(STATS)):
-    """Figure 4 as changes: one panel per statistic, the evaluating metrics on x, one bar per
+    """Figure 4 as changes: one panel per statistic (one above the other), the evaluating metrics on x, one bar per
     filtering metric, each bar the mean correlation on the kept set minus that on the whole set
     (bars start at 0, so a difference of 0.01 looks like one)."""
     import matplotlib.pyplot as plt
     import seaborn as sns
     d = fig4.groupby(["stat", "metric", "filter"])["value"].mean().unstack("filter")
     d = d[list(filter_metrics)].sub(d["none (whole set)"], axis=0).stack().rename("change").reset_index()
-    fig, axes = plt.subplots(1, len(stats), figsize=(13, 3.8), squeeze=False, sharey=True)
-    axes = axes[0]
+    fig, axes = plt.subplots(len(stats), 1, figsize=(7.5, 3.0 * len(stats)), squeeze=False, sharey=True)
+    axes = axes[:, 0]
     for ax, stat in zip(axes, stats):
         sns.barplot(d[d.stat == stat], x="metric", y="change", hue="filter", hue_order=list(filter_metrics),
                     order=list(metrics), ax=ax)
         ax.axhline(0, color="0.3", lw=0.8)
-        ax.set(xlabel="evaluating metric", ylabel="change in mean correlation (kept − whole set)",
+        ax.set(xlabel="evaluating metric", ylabel="change (kept − whole)",
                title=STAT_LABELS[stat])
         ax.legend_.remove()
-    axes[-1].legend(title="filtered by", fontsize=8, bbox_to_anchor=(1.02, 1), loc="upper left")
-    plt.tight_layout()
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, title="filtered by", fontsize=9, loc="lower center", ncol=min(len(labels), 5))
+    fig.tight_layout(rect=(0, 0.65 / (3.0 * len(stats)), 1, 1))  # room below for the legend
     return fig
 
 
@@ -72,38 +74,46 @@ def plot_share_change(df: pd.DataFrame, title: str, xlabel: str = "group", figsi
     sns.barplot(df, x="group", y="change (pp)", hue="label", ax=ax)
     ax.axhline(0, color="0.3", lw=0.8)
     ax.set(title=title, xlabel=xlabel, ylabel="kept − all (percentage points)")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=9)
     return fig
 
 
 def plot_kept_difficulty(R: Mapping[str, Direction], keys: Sequence[str]):
     """Histograms of the mean BERTS-R over systems, kept against filtered-out segments, per set."""
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, len(keys), figsize=(5 * len(keys), 3.4), squeeze=False)
-    for ax, key in zip(axes[0], keys):
+    cols = min(2, len(keys))  # two per row: each panel about 3.7 inches wide, legible in the page's column
+    rows = -(-len(keys) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(7.5, 3.2 * rows), squeeze=False)
+    for ax in axes.flat[len(keys):]:
+        ax.set_visible(False)
+    for ax, key in zip(axes.flat, keys):
         mean_r, kept = mean_recall_and_kept(R[key])
         bins = np.linspace(mean_r.min(), mean_r.max(), 30)
         ax.hist(mean_r[~kept], bins=bins, alpha=0.6, label="filtered out", density=True)
         ax.hist(mean_r[kept], bins=bins, alpha=0.6, label="kept", density=True)
         ax.set(title=key, xlabel="mean BERTS-R over systems", ylabel="density")
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=9)
     plt.tight_layout()
     return fig
 
 
 def plot_random_percentiles(rand: pd.DataFrame, metrics: Sequence[str] = tuple(EVAL_METRICS)):
-    """Percentile of each kept set among random subsets, per metric: Pearson left, Kendall right."""
+    """Percentile of each kept set among random subsets of its size, per metric: Pearson above,
+    Kendall below."""
     import matplotlib.pyplot as plt
     import seaborn as sns
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
+    fig, axes = plt.subplots(2, 1, figsize=(7.5, 6.8), sharey=True, sharex=True)
     for ax, method in zip(axes, ["pearson", "kendall"]):
         d = rand[rand.method == method]
         sns.stripplot(d, x="metric", y="percentile", hue="subset", dodge=True, ax=ax, order=list(metrics), size=4,
                       alpha=0.8)
         ax.axhline(50, color="0.4", lw=1, ls="--")
         ax.set(title="Pearson r" if method == "pearson" else "Kendall τ", xlabel="evaluating metric",
-               ylabel="percentile among random subsets", ylim=(-3, 103))
-    axes[0].legend_.remove()
-    axes[1].legend(fontsize=8, title="kept set", bbox_to_anchor=(1.02, 1), loc="upper left")  # outside: points at 0 stay visible
-    plt.tight_layout()
+               ylabel="percentile", ylim=(-3, 103))
+    handles, labels = axes[0].get_legend_handles_labels()
+    for ax in axes:
+        ax.legend_.remove()
+    # below the panels: inside, the legend would hide points at 0 or 100
+    fig.legend(handles, labels, fontsize=9, title="kept set", loc="lower center", ncol=max(1, len(labels)))
+    fig.tight_layout(rect=(0, 0.09, 1, 1))
     return fig
