@@ -659,6 +659,10 @@ def test_paraphrase_table_and_summary():
     assert found["paper"] == pytest.approx({"all": 19.82, "filtered out": 20.25, "kept": 19.17})
     no_paper = vs.paraphrase_table(d)
     assert len(no_paper) == 3 and vs.paraphrase_findings(no_paper)["paper"] is None
+    # the book's full run: 19.97 vs 15.56 edits (a 22% gap) but 0.914 vs 0.920 per word (under 1%)
+    assert vs._gap_after((15.56 - 19.97) / 17.3, (0.914 - 0.920) / 0.917) == "mostly vanishes"
+    assert vs._gap_after(-0.2, -0.15) == "remains" and vs._gap_after(-0.2, 0.0) == "vanishes"
+    assert vs._gap_after(-0.2, 0.05) == "reverses"
 
 
 # -- against chance and noise ----------------------------------------------------------------------------

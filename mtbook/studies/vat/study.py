@@ -1026,8 +1026,10 @@ def difficulty_findings(R: Mapping[str, Direction], keys: Sequence[str]) -> list
 
 def paraphrase_findings(t4: pd.DataFrame) -> dict:
     """Table 4 as data: mean edits on kept, filtered-out and all segments of our VAT in words and
-    per reference word, the paper's (None without them), and whether the kept–filtered gap
-    ``remains``, ``vanishes`` or ``reverses`` per reference word."""
+    per reference word, the paper's (None without them), and what becomes of the kept–filtered gap
+    per reference word (``after``): ``remains`` (same sign, and relative to the mean at least half
+    as large as in words), ``mostly vanishes`` (same sign, smaller), ``vanishes`` (0 at three
+    decimals) or ``reverses``."""
     w, pw = t4.loc[("word", "VAT (ours)")], t4.loc[("word per reference word", "VAT (ours)")]
     key = ("paper (unit not stated)", "released")
     p = t4.loc[key] if key in t4.index else None
@@ -1036,7 +1038,16 @@ def paraphrase_findings(t4: pd.DataFrame) -> dict:
     return dict(words={k: float(w[k]) for k in ("all", "filtered out", "kept")},
                 per_word={k: float(pw[k]) for k in ("all", "filtered out", "kept")},
                 paper=None if p is None else {k: float(p[k]) for k in ("all", "filtered out", "kept")},
-                after="remains" if gap_words * gap_per_word > 0 else "vanishes" if gap_per_word == 0 else "reverses")
+                after=_gap_after(gap_words / float(w["all"]), gap_per_word / float(pw["all"])))
+
+
+def _gap_after(relative_in_words: float, relative_per_word: float) -> str:
+    """What dividing by length leaves of a relative gap (see :func:`paraphrase_findings`)."""
+    if relative_per_word == 0:
+        return "vanishes"
+    if relative_in_words * relative_per_word < 0:
+        return "reverses"
+    return "remains" if abs(relative_per_word) >= 0.5 * abs(relative_in_words) else "mostly vanishes"
 
 
 def bootstrap_findings(boot: pd.DataFrame) -> list[dict]:
