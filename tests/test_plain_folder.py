@@ -83,8 +83,8 @@ def test_shipped_example_folder_loads():
 
 
 def test_example_generator_reproduces_the_shipped_folder(tmp_path):
-    from mtlib.examples import make_toy_folder
-    make_toy_folder.main(tmp_path)
+    from mtbook import toy_folder
+    toy_folder.main(tmp_path)
     shipped = mtlib.example_folder()
     for path in sorted(p for p in tmp_path.rglob("*") if p.is_file()):
         assert path.read_bytes() == (shipped / path.relative_to(tmp_path)).read_bytes(), path.name

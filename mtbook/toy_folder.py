@@ -11,7 +11,7 @@ The simulated judge penalises what a human would: dropped words (under-translati
 words (over-translation) and swapped neighbours (word order), and barely notices a synonym,
 which a surface metric such as BLEU counts as an error. Rerun to regenerate (deterministic):
 
-    python -m mtlib.examples.make_toy_folder
+    python -m mtbook.toy_folder
 """
 
 from __future__ import annotations
@@ -125,7 +125,11 @@ def damage(words: list[str], probs: tuple[float, float, float, float], rng: np.r
     return out or words[:1], edits
 
 
-def main(folder: Path = Path(__file__).parent / "toy-de-en") -> None:
+def main(folder: Path | None = None) -> None:
+    """Writes the set into ``folder`` (default: the copy mtlib ships)."""
+    if folder is None:
+        from mtlib.examples import example_folder
+        folder = example_folder()
     rng = np.random.default_rng(SEED)
     (folder / "references").mkdir(parents=True, exist_ok=True)
     (folder / "systems").mkdir(exist_ok=True)
