@@ -35,7 +35,7 @@ SUMMARY = "* Data: {{ s.label }}"
 
 def summary(**found) -> str:
     """The closing summary (and the exercises below it) over ``found``; the analyses not given are absent."""
-    base = dict(source={"label": "f", "lp": "de-en", "n_segments": 3, "n_systems": 3, "example": False},
+    base = dict(source={"label": "f", "lp": "de-en", "n_segments": 3, "n_total": 3, "n_systems": 3, "example": False},
                 n_permutations=1000, n_resamples=200, alpha=ALPHA, bootstrap=None, random=None,
                 **ods.page_findings(None, None, None),
                 ex1={"counts": [6, 4, 2, 0], "totals": [7, 6, 5, 4], "bleu": 35.9, "bertscore": None}, own_floor3=0.25)
@@ -57,17 +57,21 @@ def test_the_page_names_the_data_it_ran_on():
     assert ods.folder_label("/data/my folder") == "the folder `/data/my folder`"
     mine = ods.source_findings("/data/mine", evs)
     assert mine == {"example": False, "label": "the folder `/data/mine`", "lp": "de-en", "n_segments": 3,
-                    "n_systems": 3, "levels": ["seg", "sys"]}
+                    "n_total": 3, "n_systems": 3, "levels": ["seg", "sys"]}
+    assert ods.source_findings("/data/mine", evs, 5)["n_total"] == 5
     marker = "**This page** ran on"
     assert "**This page** ran on the example that ships with mtlib, `toy-de-en`" in render(
         marker, source=ods.source_findings(None, evs))
     assert render(marker, source=mine).endswith(
         "**This page** ran on the folder `/data/mine` (parameter `folder`, language pair de-en): 3 segments, 3 systems, "
         "human scores: seg, sys. The numbers below are this folder's; the exercises refer to the shipped example.")
+    cut = render(marker, source=ods.source_findings("/data/mine", evs, 5))
+    assert (": the first 3 of its 5 segments (parameter `n_segments`; the system-level human scores are the "
+            "folder's, over all segments), 3 systems") in cut
 
 
 def data_sentence(label, evs, human, human_seg):
-    source = {"label": label, "lp": evs.lp, "n_segments": evs.n_segments, "n_systems": len(evs.mt_systems)}
+    source = {"label": label, "lp": evs.lp, "n_segments": evs.n_segments, "n_total": evs.n_segments, "n_systems": len(evs.mt_systems)}
     return render("(standard: `{{ d.std_ref }}`)", source=source, data=ods.data_findings(evs, human, human_seg),
                   no_top=None)
 
@@ -104,7 +108,7 @@ def test_top_subset_refuses_a_top_group_of_one():
     top, why = ods.top_subset(three, 0.5)  # floor(0.5 * 3) = 1
     assert top is None and why == {"fraction": 0.5, "n": 3, "k": 1}
     evs = small_evalset()
-    note = render("(standard: `{{ d.std_ref }}`)", source={"label": "f", "lp": "de-en", "n_segments": 3, "n_systems": 3},
+    note = render("(standard: `{{ d.std_ref }}`)", source={"label": "f", "lp": "de-en", "n_segments": 3, "n_total": 3, "n_systems": 3},
                   data=ods.data_findings(evs, None, None), no_top=why)
     assert ("*`top_fraction` = 0.5 of the 3 systems with a human score keeps 1 system; a correlation needs at least "
             "two") in note

@@ -51,10 +51,12 @@ def folder_label(folder: str | os.PathLike | None) -> str:
     return "the example toy-de-en" if folder is None else f"the folder `{folder}`"
 
 
-def source_findings(folder: str | os.PathLike | None, evs: EvalSet) -> dict:
+def source_findings(folder: str | os.PathLike | None, evs: EvalSet, n_total: int | None = None) -> dict:
     """What this page ran on: the shipped example (``example``) or the folder used, with its size
-    and the levels of its human scores."""
+    (``n_total``: the folder's segments, when the run took only the first ``n_segments``) and the
+    levels of its human scores."""
     return {"example": folder is None, "label": folder_label(folder), "lp": evs.lp, "n_segments": evs.n_segments,
+            "n_total": n_total if n_total is not None else evs.n_segments,
             "n_systems": len(evs.mt_systems), "levels": [level for _, level in evs.human_score_names]}
 
 
