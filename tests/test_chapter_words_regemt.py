@@ -17,8 +17,8 @@ import pytest
 pytest.importorskip("sklearn")
 
 from mtbook import comparisons, findings, words  # noqa: E402
-from mtbook.studies import regemt as study  # noqa: E402
-from mtlib.regemt.experiment import REG_BASE, REGEMT  # noqa: E402
+from mtbook.studies.regemt import study  # noqa: E402
+from mtbook.studies.regemt.experiment import REG_BASE, REGEMT  # noqa: E402
 from mtlib.significance import Comparison  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

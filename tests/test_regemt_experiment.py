@@ -178,7 +178,7 @@ def _rows(n_sources=60, per_source=4, seed=0):
 
 
 def test_spearman_table_counts_undefined_rows():
-    from mtlib.regemt.experiment import spearman_table
+    from mtbook.studies.regemt.experiment import spearman_table
     table = spearman_table(pd.DataFrame({"a": [1.0, 2, 3, np.nan], "b": [4.0, 3, 2, 1]}), [1, 2, 3, 4])
     assert table.loc["a", "spearman"] == pytest.approx(1.0) and table.loc["a", "undefined"] == 1
     assert table.loc["b", "spearman"] == pytest.approx(-1.0) and table.loc["b", "undefined"] == 0
@@ -187,7 +187,7 @@ def test_spearman_table_counts_undefined_rows():
 
 
 def test_evaluate_holds_sources_out_and_fits_cross_lingually():
-    from mtlib.regemt.experiment import REGEMT, evaluate
+    from mtbook.studies.regemt.experiment import REGEMT, evaluate
     scores, lengths, human, sources = _rows()
     ev = evaluate(scores, lengths, human, sources)
     test_sources = {sources[i] for i in ev.test}
@@ -208,7 +208,7 @@ def test_evaluate_holds_sources_out_and_fits_cross_lingually():
 
 
 def test_group_bootstrap_moves_sources_together():
-    from mtlib.regemt.experiment import group_bootstrap, spearman_table
+    from mtbook.studies.regemt.experiment import group_bootstrap, spearman_table
     scores, _, human, sources = _rows()
     ci = group_bootstrap(scores, human, sources, n_resamples=200)
     point = spearman_table(scores, human)["spearman"]
@@ -221,7 +221,7 @@ def test_group_bootstrap_moves_sources_together():
 
 def test_group_bootstrap_equals_spearman_on_each_resample_built_row_by_row():
     from scipy.stats import spearmanr
-    from mtlib.regemt.experiment import group_bootstrap
+    from mtbook.studies.regemt.experiment import group_bootstrap
     scores, _, human, sources = _rows(n_sources=25, per_source=3, seed=4)
     scores = scores.round(1)  # ties
     scores.loc[[2, 40], "noise"] = np.nan

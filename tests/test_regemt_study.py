@@ -17,12 +17,12 @@ pytest.importorskip("sklearn")
 
 from conftest import make_mtme  # noqa: E402
 
-from mtbook.studies import regemt as study  # noqa: E402
+from mtbook.studies.regemt import study  # noqa: E402
 from mtlib.regemt.ensemble import ablation, split_by_source  # noqa: E402
-from mtlib.regemt.experiment import REG_BASE, REGEMT, Evaluation, evaluate, spearman_table  # noqa: E402
+from mtbook.studies.regemt.experiment import REG_BASE, REGEMT, Evaluation, evaluate, spearman_table  # noqa: E402
 from mtlib.significance import Comparison, Verdict, compare  # noqa: E402
 from mtlib.regemt.scores import COMPOS_ROW  # noqa: E402
-from mtbook.studies.regemt import Features, JudgedSet  # noqa: E402
+from mtbook.studies.regemt.study import Features, JudgedSet  # noqa: E402
 
 UP = [1.0, 2.0, 3.0, 4.0]
 DOWN = [4.0, 3.0, 2.0, 1.0]

@@ -10,6 +10,6 @@ and syntactic metrics.
 * :mod:`~mtlib.regemt.scores` — every metric for every judged translation (the features);
   :mod:`~mtlib.regemt.features` — Reg-base's lengths;
 * :mod:`~mtlib.regemt.ensemble` — the regressor, the source-grouped split, the ablation and
-  permutation importance; :mod:`~mtlib.regemt.experiment` — held-out Spearman, cross-lingual
-  fits and grouped bootstrap intervals;
+  permutation importance (the paper's evaluation protocol is the book's:
+  ``mtbook.studies.regemt.experiment``).
 """

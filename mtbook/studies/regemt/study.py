@@ -3,7 +3,7 @@ the intervals, the splits, the ablation and the comparisons beyond the paper, an
 (plain data: numbers, counts, names) that the chapter's words quote.
 
 Everything here takes the chapter's data as arguments and draws its random numbers through the
-seeded functions of :mod:`~mtlib.regemt.ensemble` and :mod:`~mtlib.regemt.experiment` (each call
+seeded functions of :mod:`~mtlib.regemt.ensemble` and :mod:`~mtbook.studies.regemt.experiment` (each call
 its own generator), so the order of the calls does not change a number.
 
 * :class:`Featurizer` — the scoring settings (encoder, Reg-base's length unit);
@@ -45,7 +45,7 @@ from mtlib.correlation import resampled_spearman
 from mtlib.data import STANDARD_REFERENCES
 from mtlib.regemt import datasets
 from mtlib.regemt.ensemble import ablation, permutation_importance, split_by_source
-from mtlib.regemt.experiment import REG_BASE, REGEMT, Evaluation, evaluate, group_bootstrap, spearman_table
+from mtbook.studies.regemt.experiment import REG_BASE, REGEMT, Evaluation, evaluate, group_bootstrap, spearman_table
 from mtlib.regemt.scores import (COMPOS_ROW, EXTRA, Encoder, columns_for, length_table, score_rows,
                                  undefined_counts)
 from mtbook.comparisons import Compared, family
@@ -294,7 +294,7 @@ def other_pair(key: str, keys: Sequence[str]) -> str | None:
 
 def evaluate_sets(data: Mapping[str, JudgedSet], keys: Sequence[str], more_keys: Sequence[str] = (), *,
                   seed: int = 42, inner_split: str = "source") -> dict[tuple[str, str, bool], Evaluation]:
-    """(key, setting, cross-lingual?) -> :func:`~mtlib.regemt.experiment.evaluate` on the set's
+    """(key, setting, cross-lingual?) -> :func:`~mtbook.studies.regemt.experiment.evaluate` on the set's
     test rows: fitted on its training rows, and for ``keys`` with an :func:`other_pair` also on
     that pair's training rows (over the columns both have); the set's shown columns
     (:func:`with_shown`) are added to both."""
@@ -618,7 +618,7 @@ def no_value_table(counts: Mapping[str, pd.Series]) -> pd.DataFrame:
 def interval_table(evaluations: Mapping[tuple[str, str, bool], Evaluation], data: Mapping[str, JudgedSet], *,
                    n_resamples: int = 1000, seed: int = 42) -> pd.DataFrame:
     """Per own-pair evaluation and column: ρ and its 95% interval from resampling the test
-    sources (:func:`~mtlib.regemt.experiment.group_bootstrap`); columns ``evaluation set,
+    sources (:func:`~mtbook.studies.regemt.experiment.group_bootstrap`); columns ``evaluation set,
     setting, metric, rho, low, high``."""
     rows = []
     for (key, setting, cross), ev in evaluations.items():
