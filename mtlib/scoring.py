@@ -158,8 +158,12 @@ def write_entry(path: Path, key: str, stats: np.ndarray) -> None:
         with os.fdopen(fd, "wb") as f:
             np.savez(f, stats=stats, key=np.array(key), sha256=np.array(_checksum(stats)))
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(err, OSError):  # a full disk, a quota
+            raise paths.CacheFolderError(f"statistics cache entry {path} cannot be written ({err.strerror or err}); "
+                                         "nothing was kept. Free space on its disk, or use another cache folder "
+                                         "(MTLIB_CACHE, cache=)") from None
         raise
 
 

@@ -5,7 +5,7 @@
 * A UTF-8 byte-order mark at the very start is not text: it is removed, with a warning
   naming the file (some WMT17/18 system outputs start with one; left in, it would be part
   of segment 1 and lower its score).
-* Bytes that are not UTF-8 raise ``ValueError`` naming the file, the line and the byte.
+* Bytes that are not UTF-8 raise ``ValueError`` naming the file, the line and the byte (UTF-16/32: the encoding).
 * A missing file, a folder and a file this process may not read raise ``FileNotFoundError``,
   ``IsADirectoryError`` and ``PermissionError`` naming the path (:func:`check_text_file`).
 * Commands read ``-`` as standard input (:func:`read_input`), as sacreBLEU and Unix tools do.
@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import os
 import sys
+import unicodedata
 import warnings
 from pathlib import Path
 
-__all__ = ["read_lines", "read_input", "check_text_file", "broken_pipe", "BOM", "STDIN"]
+__all__ = ["read_lines", "read_input", "check_text_file", "broken_pipe", "warn_unnormalised", "BOM", "STDIN"]
 
 BOM = "\ufeff"
 STDIN = "-"  # the file name of standard input on command lines
@@ -83,7 +84,29 @@ def broken_pipe() -> int:
     return 1
 
 
+def warn_unnormalised(hyps: dict[str, list[str]], refs: dict[str, list[str]]) -> None:
+    """Warns, naming the file, of text not in Unicode NFC against NFC text (file -> lines); normalises nothing."""
+    h, r = ({k: sum(not unicodedata.is_normalized("NFC", s) for s in v) for k, v in d.items()} for d in (hyps, refs))
+    for name, n, lines, other in ([(k, n, hyps[k], "the references") for k, n in h.items() if n and not any(r.values())]
+                                  + [(k, n, refs[k], "hypotheses") for k, n in r.items() if n and not all(h.values())]):
+        warnings.warn(f"{name}: {n} of {len(lines)} lines are not in Unicode NFC (e.g. accents as combining "
+                      f"characters, NFD), but {other} are: scores differ from those of NFC text. Normalise the files "
+                      "alike, e.g. uconv -x NFC, or Python's unicodedata.normalize('NFC', line)", stacklevel=3)
+
+
+def _wide(data: bytes) -> str | None:
+    """UTF-16/32, by a byte-order mark or by NUL bytes between the characters (a fifth of the first 4,000 bytes)."""
+    boms = {b"\xff\xfe\0\0": "UTF-32", b"\0\0\xfe\xff": "UTF-32", b"\xff\xfe": "UTF-16", b"\xfe\xff": "UTF-16"}
+    head, name = data[:4000], next((n for bom, n in boms.items() if data.startswith(bom)), None)
+    if name or head.count(0) * 5 < len(head) or not head:
+        return name
+    return ("UTF-32" if head.count(0) * 3 > len(head) * 2 else "UTF-16") + ("LE" if head[0] else "BE")
+
+
 def _decode(data: bytes, path) -> list[str]:
+    if wide := _wide(data):
+        raise ValueError(f"{path}: {wide} text, not UTF-8 (a byte-order mark or NUL bytes between the characters); "
+                         f"convert it, e.g. iconv -f {wide} -t UTF-8")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:

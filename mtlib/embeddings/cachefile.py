@@ -12,6 +12,7 @@ import errno
 import hashlib
 import re
 import sqlite3
+import warnings
 from pathlib import Path
 
 __all__ = ["CacheFileError", "open_sqlite", "cache_error", "damaged", "is_damage", "cache_file_name", "make_folder",
@@ -24,13 +25,40 @@ class CacheFileError(RuntimeError):
 
 # Where else a cache can go, for a file that cannot be written (callers with another remedy pass theirs).
 ELSEWHERE = "point MTLIB_CACHE (or the cache argument) at a writable folder"
+# A cache file another process holds is waited for up to LOCK_WAIT s; after QUIET_WAIT s the wait is announced.
+QUIET_WAIT, LOCK_WAIT = 5, 600
 
 
-def open_sqlite(path: Path, schema: str, elsewhere: str = ELSEWHERE) -> sqlite3.Connection:
+class _Patient:
+    """A connection that says so (a warning naming the file) when another process's lock makes it wait."""
+
+    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
+        self._db, self.path = db, path
+    __getattr__ = lambda self, name: getattr(self._db, name)  # close, commit, ...
+    __enter__ = lambda self: self._db.__enter__()
+    __exit__ = lambda self, *exc: self._db.__exit__(*exc)
+    execute = lambda self, *args: self._patiently(self._db.execute, args)
+    executemany = lambda self, *args: self._patiently(self._db.executemany, args)
+
+    def _patiently(self, run, args):
+        try:
+            return run(*args)
+        except sqlite3.OperationalError as err:
+            if "database is locked" not in str(err):  # SQLITE_BUSY's message
+                raise
+        warnings.warn(f"cache file {self.path} is locked by another process (another mtlib run or merge writing "
+                      f"it, or an sqlite3 shell); waiting up to {LOCK_WAIT} s for it", stacklevel=4)
+        self._db.execute(f"PRAGMA busy_timeout = {LOCK_WAIT * 1000}")
+        out = run(*args)
+        self._db.execute(f"PRAGMA busy_timeout = {int(QUIET_WAIT * 1000)}")
+        return out
+
+
+def open_sqlite(path: Path, schema: str, elsewhere: str = ELSEWHERE) -> _Patient:
     """Opens (creating) a cache database shared by processes; failures raise CacheFileError
     (:func:`cache_error`: only a damaged file is advised to be deleted)."""
     try:
-        db = sqlite3.connect(path, timeout=600)  # wait for other writers instead of failing
+        db = _Patient(sqlite3.connect(path, timeout=QUIET_WAIT), path)  # waits for other writers, see above
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute(schema)
@@ -65,6 +93,10 @@ def cache_error(path: Path, err: Exception, elsewhere: str = ELSEWHERE) -> Cache
     never for a healthy file that is read-only, in a read-only folder, or locked."""
     if is_damage(err):
         return damaged(path, err)
+    if path.is_dir() or re.search(r"no such (column|table)|has no column", str(err)):
+        what = "a folder, not a file" if path.is_dir() else f"an SQLite file not laid out as mtlib's cache ({err})"
+        return CacheFileError(f"cache file {path} is {what}; not mtlib's, so it is kept: move it away (a new cache "
+                              f"file is then made there), or {elsewhere}")
     if _cannot_write(err) and not path.exists():
         return CacheFileError(f"cache file {path} cannot be created ({err}): make its folder {path.parent} "
                               f"writable, or {elsewhere}")
