@@ -51,3 +51,26 @@ def test_rerun_on_wmt18_follows_the_run(tmp_path):
     assert "No paraphrased reference `refWMTp` for wmt18 en-de in this data." in markdown
     assert "BLEU tokenized `intl` into de and `intl` into en." in markdown  # the paper's BLEU (intl; zh into Chinese)
     assert "UTF-8 byte-order mark" not in outputs  # the BOM warning is filtered; the data note says so
+
+
+@requires_data
+@pytest.mark.data
+@pytest.mark.slow
+def test_rerun_without_the_released_sets_says_so_and_shows_no_nan(tmp_path, monkeypatch):
+    # A data root with mt-metrics-eval but no vat-release/: the released rows are left out, not nan
+    from mtlib.paths import data_root
+    root = tmp_path / "data"
+    root.mkdir()
+    (root / "mt-metrics-eval").symlink_to(data_root() / "mt-metrics-eval")
+    monkeypatch.setenv("MTLIB_DATA", str(root))
+    out = nbr.run_notebook("variance_aware_test_sets", "small", tmp_path / "run",
+                           extra_parameters={"test_sets": ["wmt18"], "language_pairs": ["de-en"],
+                                             "n_segments": 120, "n_random": 50, "n_resamples": 50,
+                                             "baseline_pairs": 500})
+    assert nbr.output_problems(out) == []
+    markdown, outputs = page_text(out)
+    markdown = " ".join(markdown.split())
+    assert leftovers(markdown, outputs) == []
+    assert "The data root has no `vat-release/` folder" in markdown
+    assert "This run has no released set to compare with." in markdown
+    assert not re.search(r"nan \(released\)|\(released\)[^.]{0,40}\bnan\b", markdown + outputs)
