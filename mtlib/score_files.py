@@ -35,7 +35,7 @@ from mtlib.bertscore import PRF_COLUMNS
 from mtlib.metrics import METRICS, get_metric
 from mtlib.metrics.base import with_nrefs
 from mtlib.metrics.languages import target_of
-from mtlib.textio import STDIN, broken_pipe, read_input
+from mtlib.textio import STDIN, broken_pipe, read_input, warn_unnormalised
 from mtlib.version import __version__, missing_extra
 
 __all__ = ["main", "parse_options", "BERTSCORE_NAMES"]
@@ -128,6 +128,8 @@ def _read(args) -> tuple[list[str], list[list[str]]]:
         if len(lines) != len(hyps):
             raise ValueError(f"{shown.get(str(path), path)}: {len(lines)} lines, but "
                              f"{shown.get(str(args.hyp), args.hyp)} has {len(hyps)}")
+    warn_unnormalised({str(shown.get(str(args.hyp), args.hyp)): hyps},
+                      {str(shown.get(str(r), r)): lines for r, lines in zip(args.ref, refs)})
     return hyps, refs
 
 

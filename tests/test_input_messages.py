@@ -207,3 +207,14 @@ def test_nfd_system_in_a_plain_folder_is_named(tmp_path):
     with pytest.warns(UserWarning, match=rf"{re.escape(str(tmp_path / 'systems' / 'mine.txt'))}: 4 of 4 lines are "
                                          r"not in Unicode NFC"):
         mtlib.load_folder(tmp_path, "en-de")
+
+
+def test_nfd_hypothesis_on_the_files_command_is_warned_and_scored_as_sacrebleu_does(tmp_path, capsys):
+    import sacrebleu
+    hyp_lines = [unicodedata.normalize("NFD", s.replace("zur", "zu der")) for s in NFC_REF]
+    write_lines(tmp_path / "hyp.txt", hyp_lines)
+    write_lines(tmp_path / "ref.txt", NFC_REF)
+    with pytest.warns(UserWarning, match=rf"{re.escape(str(tmp_path / 'hyp.txt'))}: 4 of 4 lines are not in Unicode NFC"):
+        assert score_files(["--metric", "BLEU", "--hyp", str(tmp_path / "hyp.txt"), "--ref", str(tmp_path / "ref.txt")]) == 0
+    score = float(capsys.readouterr().out.split("\t")[0])  # "SCORE\tSIGNATURE"
+    assert score == pytest.approx(sacrebleu.corpus_bleu(hyp_lines, [NFC_REF]).score, abs=1e-6)
