@@ -91,6 +91,7 @@ def findings(keys, *, n_systems=7, meteor=True, constant_bertscore=False, held=T
         table2=study.table2_findings(sums if has_ende else None, False if has_ende else None,
                                      n_segments=n_segments),
         table3=study.table3_findings(examples if has_ende else [], has_set=has_ende, n_segments=n_segments),
+        topk=study.topk_findings(study.topk_curves(runs)),
         difficulty=study.difficulty_findings(np.concatenate(runs[key].d_all), np.concatenate(runs[key].d_top), key),
         bootstrap=study.bootstrap_findings(p_better, family),
         conclusion=study.conclusion_findings(table1, beyond), other_sets=study.other_sets(keys),

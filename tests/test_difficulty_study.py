@@ -235,6 +235,18 @@ def test_topk_curves():
     assert got[DA] == pytest.approx(1.0)
 
 
+def test_topk_findings_count_where_da_is_above_per_set():
+    rows = [("a", k, m, v) for k, bs, da in [(3, 0.2, 0.5), (4, 0.4, 0.4), (6, 0.1, 0.0), (12, 0.3, 0.6)]
+            for m, v in (("BERTScore", bs), (DA, da), ("TER", 0.9))]
+    rows += [("b", 3, "BERTScore", 0.5), ("b", 3, DA, -0.5)]
+    curves = pd.DataFrame(rows, columns=["evalset", "k", "metric", "value"])
+    a, b = study.topk_findings(curves)
+    # K <= 10: K = 3 above, 4 tied, 6 below; over all K, K = 12 adds one above
+    assert a == {"evalset": "a", "competitive_k": 10, "competitive": {"n": 3, "above": 1, "below": 1},
+                 "all": {"n": 4, "above": 2, "below": 1}, "k6": {"bertscore": 0.1, "da": 0.0}}
+    assert b["k6"] is None and b["competitive"] == {"n": 1, "above": 0, "below": 1}
+
+
 def test_example_rows_and_table3_findings():
     run = study.EvalsetRun(
         evs=SimpleNamespace(std_ref="ref", refs={"ref": ["x y", "u v"]},

@@ -768,6 +768,23 @@ def table3_findings(rows: Sequence[Mapping[str, Any]], *, has_set: bool, n_segme
             "n_segments": n_segments}
 
 
+def topk_findings(curves: pd.DataFrame, competitive: int = 10) -> list[dict[str, Any]]:
+    """The paper's Figure 2 (``curves``: :func:`topk_curves`), per evaluation set: over the K up to
+    ``competitive`` (the paper: "especially when ... K <= 10") and over all K, at how many K
+    DA-BERTScore's correlation is above BERTScore's (``above``), below it (``below``), and the
+    number of K (``n``); ``k6``: both at K = 6 (the paper's example), None when the set has fewer."""
+    out = []
+    for key, c in curves.groupby("evalset", sort=False):
+        wide = c.pivot(index="k", columns="metric", values="value")  # an undefined τ stays NaN, uncounted
+        diff = wide[DA] - wide["BERTScore"]
+        counts = {name: {"n": int(d.notna().sum()), "above": int((d > 0).sum()), "below": int((d < 0).sum())}
+                  for name, d in (("competitive", diff[diff.index <= competitive]), ("all", diff))}
+        k6 = ({"bertscore": float(wide.loc[6, "BERTScore"]), "da": float(wide.loc[6, DA])} if 6 in wide.index
+              else None)
+        out.append({"evalset": key, "competitive_k": competitive, **counts, "k6": k6})
+    return out
+
+
 def difficulty_findings(d_all: Sequence[float], d_top: Sequence[float], key: str,
                         paper_key: str = "wmt19 en-de") -> dict[str, Any]:
     """What the difficulty histogram shows, beside the paper's Figure 3 (``paper_key``):
