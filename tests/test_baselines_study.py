@@ -275,3 +275,12 @@ def test_top_groups_count_the_top_systems_that_share_a_human_score():
               "en-de": {"a": 0.3, "b": 0.2, "c": 0.1, "d": 0.0}}
     assert study.top_groups(humans, 0.3) == [study.TopGroup("de-en", 3, 13, 2), study.TopGroup("en-de", 1, 4, 0)]
     assert study.top_groups({"x": {"a": 1.0, "b": 1.0, "c": 0.0, "d": 0.0}}, 1.0) == [study.TopGroup("x", 4, 4, 4)]
+
+
+def test_accuracy_findings_pool_name_ties_and_count_pairs():
+    humans = {lp: {f"s{i}": float(i) for i in range(4)} for lp in ("de-en", "en-de")}  # 6 pairs each
+    up = {f"s{i}": float(i) for i in range(4)}
+    oriented = {lp: {"A": up, "B": dict(up), "C": {**up, "s0": 5.0}} for lp in humans}  # C misorders 3 of 6
+    acc = study.accuracy_findings(study.pairwise_accuracy_table(oriented, humans, {lp: {"all": None} for lp in humans}))
+    assert acc == [{"where": "pooled", "subset": "all", "pairs": 12, "best": ["A", "B"], "best_value": 1.0,
+                    "worst": ["C"], "worst_value": 0.5, "spread": 6}]

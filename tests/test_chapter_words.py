@@ -71,6 +71,9 @@ def _baselines_findings(has_paper: bool, test_set: str, undefined: bool = False)
                 widths=baselines.interval_widths(boot), intervals=baselines.intervals_by_lp(boot),
                 top_human=baselines.top_human_ranges(humans, 0.3),
                 reproduced=baselines.reproduced(baselines.paper_matches(table1, metrics)),
+                accuracy=baselines.accuracy_findings(baselines.pairwise_accuracy_table(
+                    {"de-en": {"chrF": humans["de-en"], "BLEU": {s: -v for s, v in humans["de-en"].items()}}},
+                    humans, {"de-en": {"all": None}})),
                 ex_bleu={"counts": [5, 3, 1, 0], "totals": [9, 7, 5, 3], "sys_len": 9, "ref_len": 11, "bp": 0.7788,
                          "score": 24.5}, ex_ter={"edits": 1.0, "ref_length": 6.0, "score": 16.7})
 
@@ -118,6 +121,9 @@ def test_baselines_words_on_the_papers_test_set():
     assert ("1/4 = 0.250 over de-en's top 3 systems. So none of the 2 comparisons over these systems can be "
             "significant.")  # no p can reach 0.05 over 3 systems, Holm or not in text
     assert "about as much" not in text and "margin" not in text
+    # one language pair: its own accuracy; chrF orders all 45 pairs as the humans, BLEU none
+    assert ("On de-en, all systems (45 system pairs): chrF orders the most pairs as the humans do (1.000), BLEU the "
+            "fewest (0.000), 45 pairs apart.") in text
     assert ("Of the page's 4 comparisons, 1 shows one metric correlating better than another once the p-values are "
             "adjusted; 2 show no difference and 1 is an exact tie.") in text
     # every comparison in the dropdown table, with its raw and adjusted p

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -296,6 +296,26 @@ class Table2Findings:
     below_max: float | None = None
     human_high: float | None = None
     human_low: float | None = None
+
+
+def accuracy_findings(accuracy: pd.DataFrame) -> list[dict[str, Any]]:
+    """The pairwise-accuracy table (:func:`pairwise_accuracy_table`) in a few numbers, per subset,
+    pooled over language pairs where the table pools them: ``where`` (``pooled`` or the language
+    pair), ``pairs``, the ``best`` and ``worst`` metrics (ties: every metric at that value) with
+    their accuracy, and ``spread`` (best minus worst, in system pairs)."""
+    out = []
+    pooled = "pooled" in accuracy.columns.get_level_values("lp")
+    for (lp, subset) in accuracy.columns:
+        if pooled and lp != "pooled":
+            continue
+        col, pairs = accuracy[(lp, subset)].dropna(), accuracy.attrs["pairs"][(lp, subset)]
+        if col.empty:
+            continue
+        hi, lo = col.max(), col.min()
+        out.append({"where": lp, "subset": subset, "pairs": int(pairs), "best": list(col.index[col == hi]),
+                    "best_value": float(hi), "worst": list(col.index[col == lo]), "worst_value": float(lo),
+                    "spread": int(round((hi - lo) * pairs))})
+    return out
 
 
 def table2_findings(table2: pd.DataFrame, higher_is_better: Mapping[str, bool], human: Mapping[str, float],
