@@ -7,7 +7,10 @@ overrides, a hash of the source, what it ran with (a hash of every mtlib module 
 loaded and the versions of the libraries that shape numbers: :mod:`mtbook.provenance`) and a
 hash of what it printed, so :func:`check_book` catches a stale, small-profile or overridden
 copy in ``book/``, one whose code or libraries changed, and one edited after execution. A notebook is executed into a temporary folder
-and moved into place only when it succeeds; ``book/`` takes only the full profile.
+and moved into place only when it succeeds; ``book/`` takes only the full profile. Every write
+goes to a temporary file in the destination folder, renamed into place, so a failed write (a full
+disk, Ctrl-C) leaves no partial file; the destination is checked (not the sources' folder, not a
+notebook the runner did not write, writable) before anything runs.
 
 Usage::
 
@@ -27,9 +30,11 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -42,7 +47,8 @@ import yaml
 from mtbook import provenance, words
 from mtbook.repository import find_repository
 
-__all__ = ["render_words", "list_notebooks", "load_profiles", "source_hash", "code_hash", "words_hash", "executed_hash", "declared_parameters",
+__all__ = ["render_words", "list_notebooks", "load_profiles", "source_hash", "code_hash", "words_hash", "executed_hash",
+           "EXECUTED_HASH_VERSION", "read_notebook", "write_notebook", "load_yaml", "declared_parameters",
            "parameter_cell", "describe_parameters", "run_notebook", "run_all", "build_html", "output_problems",
            "check_book", "main"]
 
@@ -50,6 +56,54 @@ PROFILES_NAME = "profiles.yml"
 # Chapters whose executed copy is known to be stale, each with the reason a reader is shown.
 KNOWN_STALE_FILE = "known_stale.yml"
 BOOK_PROFILE = "full"
+
+
+class _Loader(yaml.SafeLoader):
+    """YAML as the book reads it: plain values, and a date stays the text it was written as (a
+    notebook's parameters travel as JSON, which has no dates: ``-p folder 2024-05-01`` names a
+    folder, not a day)."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+
+
+def load_yaml(text: str):
+    """``text`` as YAML (:class:`_Loader`: a date stays text). Raises yaml.YAMLError."""
+    return yaml.load(text, Loader=_Loader)  # noqa: S506 (a SafeLoader)
+
+
+def _yaml_problem(err: yaml.YAMLError) -> str:
+    """What is wrong and where, in one line (PyYAML's own message spans several)."""
+    if isinstance(err, yaml.MarkedYAMLError):
+        mark = err.problem_mark or err.context_mark
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        return f"{err.problem or err.context}{where}"
+    return str(err).splitlines()[0] if str(err) else type(err).__name__
+
+
+def _read_yaml(path: Path, what: str):
+    """A YAML file of the book (``what`` says what it should hold); every problem is a ValueError
+    that names the file."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from err
+    try:
+        return load_yaml(text)
+    except yaml.YAMLError as err:
+        raise ValueError(f"{path}: not readable YAML: {_yaml_problem(err)}; it holds {what} "
+                         "(plain YAML values, no tags such as !!python/…)") from err
+
+
+def _json_problem(value) -> str | None:
+    """Why a parameter value cannot reach a notebook (papermill passes parameters as JSON), or None."""
+    try:
+        json.dumps(value, allow_nan=True)
+    except (TypeError, ValueError) as err:
+        return str(err)
+    return None
 
 
 def list_notebooks(notebook_dir: Path | None = None) -> list[str]:
@@ -61,10 +115,21 @@ def list_notebooks(notebook_dir: Path | None = None) -> list[str]:
 def load_profiles(path: Path | None = None) -> dict[str, dict[str, dict]]:
     """notebook -> profile -> parameters, from ``notebooks/profiles.yml``."""
     path = find_repository().profiles if path is None else path
-    with open(path, encoding="utf-8") as f:
-        profiles = yaml.safe_load(f) or {}
+    profiles = _read_yaml(path, "notebook -> profile -> parameters") or {}
     if not isinstance(profiles, dict):
         raise ValueError(f"{path}: expected a mapping notebook -> profile -> parameters")
+    for name, own in profiles.items():
+        if own is not None and not isinstance(own, dict):
+            raise ValueError(f"{path}: {name}: expected a mapping profile -> parameters, got {own!r}")
+        for profile, values in (own or {}).items():
+            if values is not None and not isinstance(values, dict):
+                raise ValueError(f"{path}: {name}.{profile}: expected a mapping parameter -> value, got {values!r}")
+            for key, value in (values or {}).items():
+                problem = _json_problem(value)
+                if problem:
+                    raise ValueError(f"{path}: {name}.{profile}.{key}: {value!r} cannot be a notebook parameter "
+                                     f"({problem}); give a number, text, true/false, null or a list or mapping "
+                                     "of those")
     return profiles
 
 
@@ -78,12 +143,12 @@ def _parameters(name: str, profile: str, profiles: dict) -> dict:
     return dict(profiles[name][profile] or {})
 
 
-def source_hash(path: Path, parameters: dict) -> str:
-    """SHA-256 of the cells' types and sources plus the profile parameters: how copies executed
-    before the numbers and the words were told apart recorded their source (``source_sha256``)."""
-    nb = json.loads(path.read_text(encoding="utf-8"))
+def source_hash(path: Path | dict, parameters: dict) -> str:
+    """SHA-256 of the cells' types and sources plus the profile parameters (a path, or the
+    notebook as read): how copies executed before the numbers and the words were told apart
+    recorded their source (``source_sha256``)."""
     h = hashlib.sha256()
-    for cell in nb["cells"]:
+    for cell in _cells(path):
         src = cell["source"]
         h.update(cell["cell_type"].encode() + b"\x00" + ("".join(src) if isinstance(src, list) else src).encode())
         h.update(b"\x01")
@@ -91,8 +156,24 @@ def source_hash(path: Path, parameters: dict) -> str:
     return h.hexdigest()
 
 
+def read_notebook(path: Path) -> dict:
+    """A notebook file as JSON; a file that is not one (truncated, not JSON, no cells) is a
+    ValueError that names it."""
+    path = Path(path)
+    try:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path} is not a readable notebook (not UTF-8: {err.reason} at byte {err.start})") from err
+    except ValueError as err:  # JSONDecodeError
+        raise ValueError(f"{path} is not a readable notebook ({type(err).__name__}: {err})") from err
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list) \
+            or not all(isinstance(c, dict) and "cell_type" in c and "source" in c for c in nb["cells"]):
+        raise ValueError(f"{path} is not a readable notebook (no list of cells with cell_type and source)")
+    return nb
+
+
 def _cells(source: Path | dict) -> list[dict]:
-    return source["cells"] if isinstance(source, dict) else json.loads(Path(source).read_text(encoding="utf-8"))["cells"]
+    return source["cells"] if isinstance(source, dict) else read_notebook(source)["cells"]
 
 
 def _tags(cell) -> list[str]:
@@ -115,14 +196,15 @@ def code_hash(source: Path | dict, parameters: dict) -> str:
 
 def words_hash(source: Path | dict, macros: str | None = None) -> str:
     """What words a chapter (a path, or the notebook as read, with ``macros`` then given): its
-    Markdown cells (the templates) with their tags, in their places among the code cells, the code
-    cells' tags (whether the page shows their code), the chapter's shared macros
-    (``NAME.macros.j2``) and the code and library that render them
-    (:func:`~mtbook.provenance.words_fingerprint`)."""
+    Markdown cells (the templates), in their places among the code cells, every cell's metadata
+    that the page shows (:func:`~mtbook.words.shown_metadata`: the tags that hide or show it, a
+    figure's caption and name), the chapter's shared macros (``NAME.macros.j2``) and the code and
+    library that render them (:func:`~mtbook.provenance.words_fingerprint`)."""
     h = hashlib.sha256()
     for cell in _cells(source):
         kind = b"md\x00" + _joined(cell["source"]).encode() if cell["cell_type"] == "markdown" else b"code\x00"
-        h.update(kind + json.dumps(_tags(cell)).encode() + b"\x01")
+        shown = json.dumps(_joined(words.shown_metadata(cell)), sort_keys=True, ensure_ascii=False)
+        h.update(kind + shown.encode("utf-8") + b"\x01")
     if macros is None and isinstance(source, dict):
         raise TypeError("words_hash of a notebook as read needs its macros")
     h.update(b"macros\x00" + (_macros(source) if macros is None else macros).encode())
@@ -147,16 +229,38 @@ def _joined(value):
     return value
 
 
-def executed_hash(nb: dict) -> str:
-    """SHA-256 of every cell's type, source and outputs (what the book shows): an executed copy
-    edited by hand no longer matches the hash recorded when it was written."""
+# How executed_sha256 was computed (metadata.mtlib.executed_hash); a copy without it was stamped by
+# version 1, which hashed each cell's type, source and outputs but not the cell's metadata.
+EXECUTED_HASH_VERSION = 2
+# Notebook metadata that is not on the page: the runner's own record and papermill's timings.
+_NOT_SHOWN_NOTEBOOK = frozenset({"mtlib", "papermill"})
+
+
+def executed_hash(nb: dict, version: int = EXECUTED_HASH_VERSION) -> str:
+    """SHA-256 of what the book shows of an executed copy: every cell's type, source, outputs with
+    their metadata (an image's size, a glued value's name) and the cell metadata that the page
+    shows (:func:`~mtbook.words.shown_metadata`: tags such as ``remove-cell``, a figure's
+    caption), and the notebook's metadata but the runner's record and papermill's timings. A copy
+    edited by hand no longer matches the hash recorded when it was written. ``version=1``: the
+    hash of copies stamped before (cells' type, source and outputs, without the cells' metadata),
+    to tell an old stamp from a hand edit."""
     h = hashlib.sha256()
     for cell in nb["cells"]:
-        part = {"type": cell["cell_type"], "source": _joined(cell["source"]),
-                "outputs": [{k: _joined(v) for k, v in out.items() if k != "execution_count"}
-                            for out in cell.get("outputs", [])]}
+        outputs = [{k: _joined(v) for k, v in out.items() if k != "execution_count"} for out in cell.get("outputs", [])]
+        part = {"type": cell["cell_type"], "source": _joined(cell["source"]), "outputs": outputs}
+        if version > 1:
+            part["metadata"] = _joined(words.shown_metadata(cell))
         h.update(json.dumps(part, sort_keys=True, ensure_ascii=False).encode("utf-8") + b"\x00")
+    if version > 1:
+        meta = {k: v for k, v in nb.get("metadata", {}).items() if k not in _NOT_SHOWN_NOTEBOOK}
+        h.update(b"notebook\x00" + json.dumps(_joined(meta), sort_keys=True, ensure_ascii=False).encode("utf-8"))
     return h.hexdigest()
+
+
+def _stamp(nb) -> None:
+    """Records the hash of what the page shows, and how it was computed, in the copy's record."""
+    nb["metadata"]["mtlib"]["executed_hash"] = EXECUTED_HASH_VERSION
+    nb["metadata"]["mtlib"]["executed_sha256"] = executed_hash(nb)
 
 
 # Appended to the copy papermill executes; the runner moves its answer into the metadata.
@@ -225,13 +329,9 @@ def parameter_cell(path: Path) -> list[dict]:
     their parameters there, so that is what a reader of ``params`` needs)."""
     import ast
 
-    nb = json.loads(Path(path).read_text(encoding="utf-8"))
-    cells = [c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", [])]
-    if not cells:
-        raise ValueError(f"{path}: no cell tagged 'parameters'")
-    lines = _joined(cells[0]["source"]).splitlines()
     entries, done = [], 0  # done: lines already shown with an earlier assignment
-    for node in ast.parse("\n".join(lines)).body:
+    lines, body = _parameter_lines(path)
+    for node in body:
         first, last = node.lineno - 1, node.end_lineno
         above = first
         while above > done and lines[above - 1].lstrip().startswith("#"):
@@ -245,6 +345,36 @@ def parameter_cell(path: Path) -> list[dict]:
     return entries
 
 
+def _parameter_lines(path: Path) -> tuple[list[str], list]:
+    """The lines of the notebook's ``parameters`` cell and its parsed statements."""
+    import ast
+
+    cells = [c for c in _cells(path) if "parameters" in c.get("metadata", {}).get("tags", [])]
+    if not cells:
+        raise ValueError(f"{path}: no cell tagged 'parameters'")
+    lines = _joined(cells[0]["source"]).splitlines()
+    return lines, ast.parse("\n".join(lines)).body
+
+
+def _number_defaults(path: Path) -> dict[str, str]:
+    """``{name: default as written}`` of the parameters whose default is a number or true/false
+    (``seed = 1``): a text given for one of them is a mistake that the runner can name before
+    the kernel starts."""
+    import ast
+
+    out = {}
+    for node in _parameter_lines(path)[1]:
+        value = getattr(node, "value", None)
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
+            value = value.operand
+        if isinstance(value, ast.Constant) and isinstance(value.value, (int, float)):
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    out[target.id] = ast.unparse(node.value)
+    return out
+
+
 def _yaml_inline(value) -> str:
     """A value as ``-p NAME VALUE`` takes it (YAML, one line)."""
     text = yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=10**6).strip()
@@ -255,9 +385,7 @@ def describe_parameters(name: str, notebook_dir: Path | None = None, profiles: d
     """The ``parameters`` cell of a notebook with each profile's value under each parameter it
     sets: what ``-p`` may override and what ``--profile`` already sets."""
     notebook_dir = find_repository().notebooks if notebook_dir is None else Path(notebook_dir)
-    src = notebook_dir / f"{name}.ipynb"
-    if not src.exists():
-        raise FileNotFoundError(f"no notebook {src}; notebooks: {list_notebooks(notebook_dir)}")
+    src = _chapter_source(name, notebook_dir)
     profiles = load_profiles(notebook_dir / PROFILES_NAME) if profiles is None else profiles
     own = profiles.get(name) or {}
     out = [f"{name}: the cell tagged 'parameters' of {src.parent.name}/{src.name}; under a parameter, "
@@ -277,22 +405,90 @@ def describe_parameters(name: str, notebook_dir: Path | None = None, profiles: d
     return "\n".join(out)
 
 
+def _chapter_source(name: str, notebook_dir: Path) -> Path:
+    """``notebooks/NAME.ipynb`` of a chapter; anything but a chapter's name (a path such as
+    ``../book/own_data``, a missing name) is refused with the chapters listed."""
+    available = list_notebooks(notebook_dir)
+    if name not in available:
+        raise FileNotFoundError(f"no notebook {name!r} among the chapters in {notebook_dir}: give a chapter's name "
+                                f"(not a path); chapters: {available}")
+    return notebook_dir / f"{name}.ipynb"
+
+
 def _check_parameters(name: str, src: Path, given: dict) -> None:
+    read_notebook(src)  # a damaged source is named here, not deep inside papermill
     declared = declared_parameters(src)
     unknown = sorted(set(given) - set(declared))
     if unknown:
         raise ValueError(f"notebook {name!r} has no parameter(s) {unknown}; its parameters: {declared}")
+    numbers = _number_defaults(src)
+    for key, value in given.items():
+        problem = _json_problem(value)
+        if problem:
+            raise ValueError(f"notebook {name!r}, parameter {key}: {value!r} cannot be passed to a notebook "
+                             f"({problem}); give a number, text, true/false, null or a list or mapping of those")
+        if key in numbers and isinstance(value, str):
+            raise ValueError(f"notebook {name!r}, parameter {key}: expected a number like its default "
+                             f"({key} = {numbers[key]}), got the text {value!r} (-p takes YAML: a date such as "
+                             "2000-01-01 stays text, it is not a number)")
 
 
 def _is_book(out_dir: Path, book_dir: Path) -> bool:
     return Path(out_dir).resolve() == Path(book_dir).resolve()
 
 
-def _check_out_dir(out_dir: Path, book_dir: Path) -> None:
+def _check_out_dir(out_dir: Path, book_dir: Path, notebook_dir: Path | None = None) -> None:
     out, book = Path(out_dir).resolve(), Path(book_dir).resolve()
     if out != book and out.is_relative_to(book):
         raise ValueError(f"refusing to write into {out_dir}, a folder inside book/: the book builds every notebook "
                          "under it. Write runs elsewhere (e.g. --out runs/NAME)")
+    if notebook_dir is not None and out.is_relative_to(Path(notebook_dir).resolve()):
+        raise ValueError(f"refusing to write into {out_dir}: it is the notebooks' source folder "
+                         f"({Path(notebook_dir).name}/) or inside it, and an executed copy there would replace or "
+                         "sit among the sources. Write runs elsewhere (e.g. --out runs/NAME)")
+
+
+def _is_executed_copy(path: Path) -> bool:
+    """Whether ``path`` is a notebook that this runner wrote (it carries the runner's record)."""
+    try:
+        return "mtlib" in read_notebook(path).get("metadata", {})
+    except (OSError, ValueError):
+        return False
+
+
+def _check_destination(name: str, out_dir: Path, notebook_dir: Path, *, book: bool = False) -> None:
+    """Before anything runs: ``out_dir/NAME.ipynb`` can be written and replaces nothing but a copy
+    this runner wrote (never a source, someone's notebook of the same name or a folder; in
+    ``book/``, whose notebooks are all the runner's, a damaged copy too); the folder, or the
+    nearest existing folder above it, is writable. Creates nothing."""
+    out_dir = Path(out_dir)
+    target = out_dir / f"{name}.ipynb"
+    if out_dir.is_dir():  # the sources under another path (a bind mount, hard or symbolic links)
+        held = [src.name for src in sorted(Path(notebook_dir).glob("*.ipynb"))
+                if (out_dir / src.name).exists() and os.path.samefile(out_dir / src.name, src)]
+        if held:
+            raise ValueError(f"refusing to write into {out_dir}: it holds the source notebook(s) {held} (the sources' "
+                             "folder under another path, or links to the sources), and an executed copy there would "
+                             "replace or sit among them. Write runs elsewhere (e.g. --out runs/NAME)")
+    if target.exists() or target.is_symlink():
+        if target.is_dir():
+            raise ValueError(f"refusing to write {target}: a folder of that name is there")
+        if not book and not _is_executed_copy(target):
+            raise ValueError(f"refusing to replace {target}: python -m mtbook run did not write it (it has no "
+                             "runner's record: a source or someone's own notebook?). Move it away, or write runs "
+                             "elsewhere (e.g. --out runs/NAME)")
+    existing = out_dir
+    while not existing.exists() and not existing.is_symlink() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"cannot write into {out_dir}: {existing} is a file, not a folder")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{name}.ipynb.probe-", dir=existing)
+    except OSError as err:
+        raise ValueError(f"cannot write into {out_dir}: {existing} is not writable ({err.strerror or err}); "
+                         "nothing was run. Choose a writable --out") from err
+    os.close(fd)
+    os.unlink(probe)
 
 
 def run_notebook(name: str, profile: str, out_dir: Path, *, notebook_dir: Path | None = None,
@@ -332,14 +528,12 @@ def _folders(notebook_dir: Path | None, book_dir: Path | None) -> tuple[Path, Pa
 def _prepare(name: str, profile: str, out_dir: Path, notebook_dir: Path, book_dir: Path, profiles: dict | None,
              extra_parameters: dict | None, allow_book_overrides: bool) -> dict:
     """Every check of one run (notebook, profile, parameters, destination) before anything runs."""
-    src = notebook_dir / f"{name}.ipynb"
-    if not src.exists():
-        raise FileNotFoundError(f"no notebook {src}; notebooks: {list_notebooks(notebook_dir)}")
+    src = _chapter_source(name, notebook_dir)
     profiles = load_profiles(notebook_dir / PROFILES_NAME) if profiles is None else profiles
     params = _parameters(name, profile, profiles)
     extra = dict(extra_parameters or {})  # e.g. a data path: recorded, not hashed
     _check_parameters(name, src, {**params, **extra, "profile": profile})
-    _check_out_dir(out_dir, book_dir)
+    _check_out_dir(out_dir, book_dir, notebook_dir)
     if _is_book(out_dir, book_dir):
         if profile != BOOK_PROFILE:
             raise ValueError(f"book/ takes only the {BOOK_PROFILE!r} profile, not {profile!r}: pass another out_dir")
@@ -347,6 +541,7 @@ def _prepare(name: str, profile: str, out_dir: Path, notebook_dir: Path, book_di
             raise ValueError(f"refusing to write {name!r} into book/ with overrides {extra}: the published book "
                              f"is the {BOOK_PROFILE!r} profile as in {PROFILES_NAME}. Write elsewhere "
                              "(--out), or pass --allow-book-overrides (check then reports the copy)")
+    _check_destination(name, out_dir, notebook_dir, book=_is_book(out_dir, book_dir))
     return dict(name=name, profile=profile, out_dir=out_dir, notebook_dir=notebook_dir, src=src, params=params,
                 extra=extra)
 
@@ -376,12 +571,17 @@ def _progress_printer(name: str, stream: TextIO):
 
 
 def _engine():
-    """papermill's nbclient engine with a hook as each cell starts, registered as ``mtlib``."""
+    """papermill's nbclient engine with a hook as each cell starts, registered as ``mtlib``; a
+    kernel interrupted mid-cell (Ctrl-C) is stopped at once (:class:`_client`)."""
     from papermill.engines import NBClientEngine, papermill_engines
+    from papermill.utils import merge_kwargs, remove_args
+
+    client = _client()
 
     class ProgressEngine(NBClientEngine):
         @classmethod
-        def execute_managed_notebook(cls, nb_man, kernel_name, cell_started=None, **kwargs):
+        def execute_managed_notebook(cls, nb_man, kernel_name, log_output=False, stdout_file=None, stderr_file=None,
+                                     start_timeout=60, execution_timeout=None, cell_started=None, **kwargs):
             if cell_started is not None:
                 papermill_start = nb_man.cell_start
 
@@ -390,66 +590,163 @@ def _engine():
                     return papermill_start(cell, cell_index, **kw)
 
                 nb_man.cell_start = cell_start
-            return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
+            # as NBClientEngine does, with the client below
+            kwargs = remove_args(["input_path"], **kwargs)
+            final = merge_kwargs(remove_args(["timeout", "startup_timeout"], **kwargs),
+                                 timeout=execution_timeout if execution_timeout else kwargs.get("timeout"),
+                                 startup_timeout=start_timeout, kernel_name=kernel_name,
+                                 log=logging.getLogger("papermill"), log_output=log_output, stdout_file=stdout_file,
+                                 stderr_file=stderr_file)
+            return client(nb_man, **final).execute()
 
     papermill_engines.register("mtlib", ProgressEngine)
     return "mtlib"
 
 
+def _client():
+    """papermill's notebook client, but a kernel still running a cell when the run stops (Ctrl-C
+    sends SIGINT, which nbclient answers by shutting the kernel down) is killed at once: asked to
+    shut down gracefully while busy, ipykernel prints a traceback of its closed sockets. A run that
+    went through every cell (a failed cell included) shuts its kernel down gracefully as before."""
+    from jupyter_core.utils import run_sync
+    from papermill.clientwrap import PapermillNotebookClient
+
+    class Client(PapermillNotebookClient):
+        ran_through = False
+
+        def papermill_execute_cells(self):
+            super().papermill_execute_cells()
+            self.ran_through = True
+
+        async def _async_cleanup_kernel(self) -> None:
+            if not self.ran_through:
+                self.shutdown_kernel = "immediate"
+            await super()._async_cleanup_kernel()
+
+        _cleanup_kernel = run_sync(_async_cleanup_kernel)  # nbclient binds its own at class creation
+
+    return Client
+
+
+def write_notebook(nb, path: Path) -> None:
+    """Writes ``nb`` to ``path`` through a temporary file in the same folder, renamed into place:
+    a reader sees the old file or the new one, and a write that fails (a full disk, Ctrl-C) leaves
+    no partial file behind.
+
+    Raises:
+        RuntimeError: the write failed; says that nothing partial was left and ``path`` is as it
+            was (the OSError is chained).
+    """
+    import nbformat
+
+    path = Path(path)
+    staged = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(staged, "w", encoding="utf-8") as f:
+            nbformat.write(nb, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(staged, path)  # atomic: readers see the old copy or the new one
+    except BaseException as err:
+        try:
+            staged.unlink(missing_ok=True)
+        except OSError:
+            pass
+        if isinstance(err, OSError):
+            raise RuntimeError(f"could not write {path} ({err.strerror or err}): nothing partial was left behind "
+                               f"and {path.name} in {path.parent} is as it was") from err
+        raise
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """``folder`` and its parents that do not exist yet, deepest first (what mkdir would make)."""
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
 def _execute(job: dict, *, log_output: bool, progress: TextIO | None = None) -> Path:
-    """Runs a prepared job (:func:`_prepare`) and writes the executed copy."""
+    """Runs a prepared job (:func:`_prepare`) and writes the executed copy. Whatever stops it (a
+    failing cell, a full disk, Ctrl-C) leaves ``out_dir`` as it was and no temporary file behind;
+    only a notebook whose cell failed keeps its partial output (named in the error) to read."""
     import nbformat
     import papermill as pm
 
     name, profile, out_dir, notebook_dir = job["name"], job["profile"], job["out_dir"], job["notebook_dir"]
     src, params, extra = job["src"], job["params"], job["extra"]
-    work = Path(tempfile.mkdtemp(prefix=f"mtlib-{name}-"))
-    partial = work / f"{name}.ipynb"
-    to_run = work / f"{name}.source.ipynb"
-    source_nb = nbformat.read(src, as_version=4)
-    # what ran: hashed as read now, so that an edit made during a long run is not recorded as run
-    macros = _macros(src)
-    ran_code, ran_words = code_hash(source_nb, params), words_hash(source_nb, macros)
-    source_nb.cells.append(nbformat.v4.new_code_cell(_PROVENANCE_CELL))
-    nbformat.write(source_nb, to_run)
-    hook = {} if progress is None else {"cell_started": _progress_printer(name, progress)}
-    started = time.monotonic()
     try:
-        pm.execute_notebook(str(to_run), str(partial), parameters={**params, **extra, "profile": profile},
-                            kernel_name="python3", cwd=str(notebook_dir), log_output=log_output,
-                            progress_bar=False, engine_name=_engine(), **hook)
-    except Exception as err:
-        raise RuntimeError(f"notebook {name!r} failed with profile {profile!r} "
-                           f"(partial output in {partial}; {out_dir} is unchanged): {err}") from err
-    if progress is not None:
-        print(f"{name} [{_minutes(time.monotonic() - started)}] done", file=progress, flush=True)
-    nb = nbformat.read(partial, as_version=4)
-    ran_with = _take_provenance(nb)
-    drop_progress_bars(nb)
+        work = Path(tempfile.mkdtemp(prefix=f"mtlib-{name}-"))
+    except OSError as err:
+        raise RuntimeError(f"notebook {name!r} was not run: no temporary folder could be made in "
+                           f"{tempfile.gettempdir()} ({err.strerror or err}); {out_dir} is unchanged") from err
+    keep = False  # the partial output of a failed cell is kept for its reader
     try:
-        nb.cells = [nbformat.from_dict(c) for c in words.render_cells(source_nb.cells[:-1], nb.cells, name=name,
-                                                                          macros=macros)]
-    except ValueError as err:
-        raise RuntimeError(f"notebook {name!r} ran, but its words could not be rendered ({out_dir} is "
-                           f"unchanged): {err}") from err
-    _mark_cells(nb)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    out = out_dir / f"{name}.ipynb"
-    # papermill records absolute paths of this machine; keep them relative to the repository.
-    root = notebook_dir.resolve().parent
-    pm_meta = nb.metadata.get("papermill", {})
-    pm_meta["input_path"], pm_meta["output_path"] = str(src), str(out)
-    for key in ("input_path", "output_path"):
-        path = Path(pm_meta[key]).resolve()
-        pm_meta[key] = str(path.relative_to(root)) if path.is_relative_to(root) else path.name
-    nb.metadata["mtlib"] = {"profile": profile, "parameters": params, "overrides": extra,
-                            "code_sha256": ran_code, "words_sha256": ran_words,
-                            "ran_with": ran_with, "executed_sha256": executed_hash(nb)}
-    staged = out_dir / f".{name}.ipynb.{os.getpid()}.tmp"
-    nbformat.write(nb, staged)
-    os.replace(staged, out)  # atomic: readers see the old copy or the new one
-    shutil.rmtree(work, ignore_errors=True)
-    return out
+        partial = work / f"{name}.ipynb"
+        to_run = work / f"{name}.source.ipynb"
+        source_nb = nbformat.read(src, as_version=4)
+        # what ran: hashed as read now, so that an edit made during a long run is not recorded as run
+        macros = _macros(src)
+        ran_code, ran_words = code_hash(source_nb, params), words_hash(source_nb, macros)
+        source_nb.cells.append(nbformat.v4.new_code_cell(_PROVENANCE_CELL))
+        try:
+            nbformat.write(source_nb, to_run)
+        except OSError as err:
+            raise RuntimeError(f"notebook {name!r} was not run: its copy to execute could not be written in {work} "
+                               f"({err.strerror or err}); nothing was left behind and {out_dir} is unchanged") from err
+        hook = {} if progress is None else {"cell_started": _progress_printer(name, progress)}
+        started = time.monotonic()
+        try:
+            pm.execute_notebook(str(to_run), str(partial), parameters={**params, **extra, "profile": profile},
+                                kernel_name="python3", cwd=str(notebook_dir), log_output=log_output,
+                                progress_bar=False, engine_name=_engine(), **hook)
+        except Exception as err:
+            keep = partial.exists()
+            where = f"partial output in {partial}" if keep else "it stopped before writing any output"
+            raise RuntimeError(f"notebook {name!r} failed with profile {profile!r} "
+                               f"({where}; {out_dir} is unchanged): {err}") from err
+        if progress is not None:
+            print(f"{name} [{_minutes(time.monotonic() - started)}] done", file=progress, flush=True)
+        nb = nbformat.read(partial, as_version=4)
+        ran_with = _take_provenance(nb)
+        drop_progress_bars(nb)
+        try:
+            nb.cells = [nbformat.from_dict(c) for c in words.render_cells(source_nb.cells[:-1], nb.cells, name=name,
+                                                                              macros=macros)]
+        except ValueError as err:
+            raise RuntimeError(f"notebook {name!r} ran, but its words could not be rendered ({out_dir} is "
+                               f"unchanged): {err}") from err
+        _mark_cells(nb)
+        out = out_dir / f"{name}.ipynb"
+        # papermill records absolute paths of this machine; keep them relative to the repository.
+        root = notebook_dir.resolve().parent
+        pm_meta = nb.metadata.get("papermill", {})
+        pm_meta["input_path"], pm_meta["output_path"] = str(src), str(out)
+        for key in ("input_path", "output_path"):
+            path = Path(pm_meta[key]).resolve()
+            pm_meta[key] = str(path.relative_to(root)) if path.is_relative_to(root) else path.name
+        nb.metadata["mtlib"] = {"profile": profile, "parameters": params, "overrides": extra,
+                                "code_sha256": ran_code, "words_sha256": ran_words, "ran_with": ran_with}
+        _stamp(nb)
+        made = _missing_folders(out_dir)
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            write_notebook(nb, out)
+        except (OSError, RuntimeError) as err:
+            for folder in made:  # the folders this run made, if still empty
+                try:
+                    folder.rmdir()
+                except OSError:
+                    break
+            cause = err if isinstance(err, OSError) else err.__cause__
+            raise RuntimeError(f"notebook {name!r} ran, but its executed copy could not be written to {out} "
+                               f"({getattr(cause, 'strerror', None) or cause}): nothing partial was left behind and "
+                               f"{out_dir} is as it was; make room (or fix the folder) and run it again") from cause
+        return out
+    finally:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def run_all(profile: str, out_dir: Path, only: Sequence[str] | None = None, *, notebook_dir: Path | None = None,
@@ -596,7 +893,10 @@ def known_stale(book_dir: Path | None = None) -> dict[str, dict]:
     path = Path(book_dir) / KNOWN_STALE_FILE
     if not path.exists():
         return {}
-    entries = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    entries = _read_yaml(path, "chapter -> {executed_with, reason}") or {}
+    if not isinstance(entries, dict):
+        raise ValueError(f"{path}: expected a mapping chapter -> {{executed_with, reason}}, "
+                         f"got {type(entries).__name__}")
     for name, entry in entries.items():
         if not isinstance(entry, dict) or set(entry) != {"executed_with", "reason"}:
             raise ValueError(f"{path}: entry {name!r} must have exactly the keys executed_with and reason")
@@ -638,6 +938,16 @@ def _chapter_problems(book_dir: Path, notebook_dir: Path) -> list[str]:
     problems = []
     for name in list_notebooks(notebook_dir):
         executed = book_dir / f"{name}.ipynb"
+        src = notebook_dir / f"{name}.ipynb"
+        try:
+            source_nb = read_notebook(src)
+        except ValueError as err:
+            problems.append(f"{name}: the source {err}; restore it (e.g. git checkout -- "
+                            f"{src.parent.name}/{src.name}) to check its executed copy")
+            continue
+        except OSError as err:
+            problems.append(f"{name}: the source {src} cannot be read ({err.strerror or err})")
+            continue
         if not executed.exists():
             problems.append(f"{name}: not executed into {book_dir.name}/ (run: python -m mtbook run)")
             continue
@@ -657,19 +967,19 @@ def _chapter_problems(book_dir: Path, notebook_dir: Path) -> list[str]:
                             f"{BOOK_PROFILE!r} profile alone")
             continue
         params = _parameters(name, BOOK_PROFILE, profiles)
-        src = notebook_dir / f"{name}.ipynb"
         if "code_sha256" not in meta:  # a copy from before numbers and words were told apart
-            if meta.get("source_sha256") != source_hash(src, params):
+            if meta.get("source_sha256") != source_hash(source_nb, params):
                 problems.append(f"{name}: stale numbers: source or profile changed since it was executed")
                 continue
-        elif meta["code_sha256"] != code_hash(src, params):
+        elif meta["code_sha256"] != code_hash(source_nb, params):
             problems.append(f"{name}: stale numbers: its code cells or profile changed since it was executed "
                             f"(re-execute: python -m mtbook run --only {name})")
             continue
         if "ran_with" not in meta or "executed_sha256" not in meta:
             problems.append(f"{name}: stale numbers: executed before the code it ran with was recorded")
             continue
-        if meta["executed_sha256"] != executed_hash(nb):
+        version = meta.get("executed_hash", 1)
+        if version not in (1, EXECUTED_HASH_VERSION) or meta["executed_sha256"] != executed_hash(nb, version):
             problems.append(f"{name}: its cells or outputs were edited after it was executed")
             continue
         moved = provenance.changes(meta["ran_with"])
@@ -678,7 +988,12 @@ def _chapter_problems(book_dir: Path, notebook_dir: Path) -> list[str]:
             problems.append(f"{name}: stale numbers: the code or libraries that compute them changed ({shown}; "
                             f"re-execute: python -m mtbook run --only {name})")
             continue
-        if "code_sha256" in meta and meta.get("words_sha256") != words_hash(src):
+        if "code_sha256" in meta and version != EXECUTED_HASH_VERSION:
+            # what version 1 covered is unchanged; rendering the words restamps the page, no kernel
+            problems.append(f"{name}: stale words: stamped before the cells' metadata (figure captions, tags that "
+                            f"hide or show) was hashed; the numbers are current (re-render and restamp, no kernel: "
+                            f"python -m mtbook render --only {name})")
+        elif "code_sha256" in meta and meta.get("words_sha256") != words_hash(source_nb, _macros(src)):
             problems.append(f"{name}: stale words: its Markdown or the code that renders it changed; the numbers "
                             f"are current (re-render, no kernel: python -m mtbook render --only {name})")
     return problems
@@ -716,10 +1031,8 @@ def render_words(names: Sequence[str] | None = None, *, book_dir: Path | None = 
                                                                       macros=macros)]
         _mark_cells(nb)
         nb.metadata["mtlib"]["words_sha256"] = rendered_words
-        nb.metadata["mtlib"]["executed_sha256"] = executed_hash(nb)
-        staged = book_dir / f".{name}.ipynb.{os.getpid()}.tmp"
-        nbformat.write(nb, staged)
-        os.replace(staged, path)
+        _stamp(nb)
+        write_notebook(nb, path)
         rendered.append(name)
     return rendered
 
@@ -773,7 +1086,41 @@ def _parser(repo) -> argparse.ArgumentParser:
     return parser
 
 
+INTERRUPTED = 130  # the exit status of a command stopped by Ctrl-C (128 + SIGINT)
+TERMINATED = 143  # and by SIGTERM (128 + 15)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the process is, so that it unwinds as Ctrl-C does (the kernel
+    stopped, temporary files removed)."""
+
+
+def _terminate(signum, frame):
+    raise Terminated
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m mtbook``: the exit status (0 fine, 1 ``check`` found problems, 2 an error, 130
+    interrupted, 143 terminated). Every error is one ``error: …`` line; Ctrl-C or SIGTERM stops
+    with one line and leaves no partial file (each copy is written whole, or not at all)."""
+    import threading
+
+    handled = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if handled else None
+    try:
+        return _main(argv)
+    except KeyboardInterrupt as err:
+        how, code = ("terminated (SIGTERM)", TERMINATED) if isinstance(err, Terminated) else \
+            ("interrupted (Ctrl-C)", INTERRUPTED)
+        print(f"{how}: stopped; nothing partial was written (a notebook is written only whole, after it ran to "
+              "the end; copies written before this one are complete)", file=sys.stderr)
+        return code
+    finally:
+        if handled and previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         repo, missing = find_repository(), None
     except FileNotFoundError as err:
@@ -784,11 +1131,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {missing}", file=sys.stderr)
         return 2
     if args.cmd == "check":
-        problems = check_book(repo.book, repo.notebooks)
-        for name, entry in known_stale(repo.book).items():
+        try:
+            problems, listed = check_book(repo.book, repo.notebooks), known_stale(repo.book)
+        except (ValueError, OSError) as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        for name, entry in listed.items():
             print(f"{name}: known stale (executed with {entry['executed_with']}; {KNOWN_STALE_FILE}): {entry['reason']}")
         print("\n".join(problems) if problems else "book/ is up to date" + (" but for the known stale chapters above"
-                                                                             if known_stale(repo.book) else ""))
+                                                                             if listed else ""))
         return 1 if problems else 0
     try:
         if args.cmd == "render":
@@ -801,7 +1152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.cmd == "html":
             print(f"wrote {build_html(args.folder, repo_root=repo.root, progress=sys.stderr)}")
             return 0
-    except (ValueError, FileNotFoundError, RuntimeError) as err:
+    except (ValueError, OSError, RuntimeError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     out = args.out
@@ -814,15 +1165,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     extra = {}
     for key, value in args.param:
         try:
-            extra[key] = yaml.safe_load(value)
+            extra[key] = load_yaml(value)  # a date stays text
         except yaml.YAMLError as err:
-            parser.error(f"-p {key} {value!r}: not valid YAML ({str(err).splitlines()[0]})")
+            parser.error(f"-p {key} {value!r}: not valid YAML ({_yaml_problem(err)})")
     progress = None if args.quiet else sys.stderr if args.progress or sys.stderr.isatty() else None
     try:
         paths = run_all(args.profile, out, args.only, extra_parameters=extra, log_output=not args.quiet,
                         allow_book_overrides=args.allow_book_overrides, notebook_dir=repo.notebooks,
                         book_dir=repo.book, progress=progress)
-    except (ValueError, FileNotFoundError) as err:
+    except (ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     except RuntimeError as err:  # a notebook failed: its name, the partial copy and the cell's error

@@ -16,17 +16,32 @@ string.
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import Any, Mapping
 
 from mtbook.findings import collect
 from mtbook.prose import and_list, capitalised
 
-__all__ = ["render_template", "render_cells", "is_template", "chapter_macros", "BOOK_MACROS"]
+__all__ = ["render_template", "render_cells", "is_template", "chapter_macros", "shown_metadata", "BOOK_MACROS"]
 
 BOOK_MACROS = "book.macros.j2"  # wording every chapter shares, beside the notebooks
 
 _TEMPLATE_MARKS = ("{{", "{%")
+
+# Cell metadata that says how a cell ran or how an editor shows it, never what the book's page shows.
+NOT_SHOWN = frozenset({"execution", "papermill", "ExecuteTime", "collapsed", "scrolled", "trusted", "editable",
+                       "deletable", "jupyter"})
+
+
+def shown_metadata(cell: Mapping) -> dict:
+    """The cell's metadata that the page shows: its tags (``remove-cell``, ``hide-input``, ...), its
+    figure's caption and name (``mystnb``) and anything else but :data:`NOT_SHOWN` (timings,
+    collapsed in JupyterLab); empty tags count as none."""
+    shown = {k: v for k, v in (cell.get("metadata") or {}).items() if k not in NOT_SHOWN}
+    if not shown.get("tags", True):
+        del shown["tags"]
+    return shown
 
 
 def is_template(text: str) -> bool:
@@ -113,7 +128,8 @@ def render_template(text: str, findings: Mapping[str, Any], *, where: str = "tem
 def render_cells(source_cells: list[Mapping], executed_cells: list[dict], *, name: str = "chapter",
                  macros: str = "") -> list[dict]:
     """The executed copy's cells with the source's words: each code cell as it was executed (with
-    its outputs, and the source's tags, which only say how the page shows it), each Markdown cell
+    its outputs, and the source's metadata that the page shows, :func:`shown_metadata`: its tags
+    and figure caption say how the page shows it, not what it computed), each Markdown cell
     of the source rendered over the findings that the executed cells published. Markdown cells may have been added, removed or edited since execution; the
     code cells must be the ones that ran (else re-execute). papermill's injected-parameters cell
     stays after the parameters cell."""
@@ -133,10 +149,9 @@ def render_cells(source_cells: list[Mapping], executed_cells: list[dict], *, nam
     for index, src in enumerate(source_cells):
         if src["cell_type"] == "code":
             cell = next(code)
-            # how the page shows the cell (tags such as remove-input) is presentation: the source's
-            cell.setdefault("metadata", {})["tags"] = list(src.get("metadata", {}).get("tags", []))
-            if not cell["metadata"]["tags"]:
-                del cell["metadata"]["tags"]
+            # how the page shows the cell (tags such as remove-input, a figure's caption) is presentation: the source's
+            ran = {k: v for k, v in cell.get("metadata", {}).items() if k in NOT_SHOWN}
+            cell["metadata"] = {**ran, **copy.deepcopy(shown_metadata(src))}
             out.append(cell)
             if "parameters" in cell.get("metadata", {}).get("tags", []):
                 out += injected
