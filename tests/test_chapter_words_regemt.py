@@ -139,6 +139,7 @@ def found_for(keys: list[str], *, more: list[str] = (), da: bool = True, shuffle
                            gap: [0.1, -0.02] + ([0.05, 0.1, 0.2, 0.03] if shuffled else []),
                            "p": [0.01, 0.3] + ([0.01, 0.01, 0.02, 0.2] if shuffled else [])})
     splits["verdict"] = verdicts(splits[gap], splits["p"])
+    splits[study.SAME_TEST] = ["best single"] * 2 + [None] * (len(splits) - 2)  # Table 1's tests, counted there
     names = ["SCM", "SCM-tf", "WMD", "WMD-tf", "WMD-cont", "WMD-dec", "WMD-dec-tf", REG_BASE, "BLEU", "METEOR"]
     rng = np.random.default_rng(0)
     preds = pd.DataFrame(rng.normal(size=(20, len(names))), columns=names)
@@ -228,12 +229,33 @@ def test_the_papers_two_pairs_with_da_critical_errors_and_further_sets():
     assert "It is level with it at three decimals in 2 (MQM-src zh-en-X and MQM-src en-de-X)." in text
     assert "in every seed for 0 rows, in none for 0. The paper chose an MLP" in text
     assert "The mean of |ρ(RegEMT)| minus the paper's value is -0.156." in text
-    assert "* wmt21.news zh-en, reference-based: RegEMT 0.570 [0.470, 0.670], BERTScr 0.350 [0.250, 0.450]; " \
-           "RegEMT correlates better (p < 0.0001, Holm-adjusted p < 0.0001)." in text
+    # the intervals the text cites stand in a table, signed
+    assert ("| set | setting | RegEMT: ρ [95% interval] | best single metric | its ρ [95% interval] | p | Holm p | "
+            "verdict (Holm) |") in text
+    assert ("| wmt21.news zh-en | reference-based | +0.570 [+0.470, +0.670] | BERTScr | +0.350 [+0.250, +0.450] | "
+            "< 0.0001 | < 0.0001 | RegEMT better |") in text
+    assert "| wmt21.news en-de | source-based | +0.570 [+0.470, +0.670] | BERTScr |" in text
+    assert "RegEMT 0.570 [" not in text  # no unsigned correlation
     assert "With 130 test sources in wmt21.news zh-en" in text
     assert ("On the 2 shuffled splits it is above in 4 of 4 (better after Holm in 3) and below in 0 (worse in 0); "
             "the difference runs from +0.030 to +0.200.") in text
     assert "these shares move in steps of a quarter; the split table shows which cases they are." in text
+    # the authors' split repeats Table 1's tests: said where the split table is read, and counted once
+    assert ("The rows of the authors' split repeat tests of the comparison table under Table 1 (ensemble seed 42: "
+            "the same fits, test sources and permutations); the family holds each of them once.") in text
+    assert "| RegEMT against the best single metric, the authors' split (seed 42; Table 1's tests) | 2 |" in text
+    # Reg-base's regressor, where Reg-base is introduced
+    assert ("* **Reg-base**: a regression on the two lengths alone, counted in subword pieces of the encoder's "
+            "tokenizer, the paper's unit (parameter `length_unit`). Its regressor is chosen as RegEMT's is (next "
+            "item): a linear regression or the MLP, whichever validates better, chosen anew in every fit.") in text
+    assert "the paper calls Reg-base a regressive ensemble but does not name its regressor" in text
+    assert "### Reg-base against BLEU, METEOR and RegEMT The paper reports that Reg-base" in text
+    # the levels: what the intervals show, no explanation said to hold
+    assert ("Between sources, the 95% interval of $\\rho$ lies wholly below zero in 3 of 3 sets. Within a source, it "
+            "lies above zero in 1 of 3 (wmt21.news zh-en), below zero in 1 and spans zero in 1. The hypothesis above "
+            "also needs a positive $\\rho$ within a source: these intervals show one in 1 of 3 sets, so it stays a "
+            "hypothesis.") in text
+    assert "explanation" not in text.split("## Conclusion")[0].split("### Adding the other chapters' metrics")[1]
     assert "* wmt21.news en-de, source-based: 0.500 with all features, best 0.600 with 2 left, last Reg-base at 0.400." in text
     assert "The largest drops: reference-based, Reg-base (0.378) and then BERTScr (0.168); source-based" in text
     assert "Why negative, in 3 of 3 sets?" in text
@@ -255,8 +277,9 @@ def test_the_papers_two_pairs_with_da_critical_errors_and_further_sets():
     assert "(scipy: 0.800)" in text
     b = bullets(text)
     assert len(b) == 6 and all(len(x.split()) <= 55 for x in b), [len(x.split()) for x in b]
-    assert '"significantly" means a two-sided PERM-BOTH $p$ (test sources swapped as units) below 0.05 after ' \
-           "Holm's adjustment over all 60 tests of the page:" in text
+    assert ("The MQM results below are on wmt21.news zh-en and wmt21.news en-de (the paper's MQM data were WMT20's), "
+            'scored with an offline multilingual encoder. "Significantly" means a two-sided PERM-BOTH $p$ (test '
+            "sources swapped as units) below 0.05 after Holm's adjustment over all 60 tests of the page:") in text
     assert b[0] == ("**RegEMT against the best single metric.** Averaged over 2 ensemble seeds, RegEMT is above it in 4 "
                     "of 8 MQM rows of Table 1, significantly better under every seed in 2 of them (under some seeds in "
                     "2); it is significantly worse in 0.")
@@ -268,14 +291,18 @@ def test_the_papers_two_pairs_with_da_critical_errors_and_further_sets():
                     "12 comparisons, significantly in 8; on the DA 2016 rows Reg-base is below the other metric in 4 "
                     "of 4 comparisons, significantly in 4.")
     assert "the paper's Table 1 has it above in 1 of 2 rows" in b[4]
-    assert "negative in 3 of 3 sets" in b[5] and "holds in 1 of 3, fails in 1 and is undecided in 1." in b[5]
+    assert b[5] == ("**DA-BERTScore.** Its $\\rho$ with MQM over all test rows is negative in 3 of 3 sets. Between "
+                    "sources its 95% interval lies below zero in 3 of 3; within a source, above zero in 1 of 3 and "
+                    "below zero in 1.")
+    assert "holds" not in b[5] and "explanation" not in conclusion(text)
     assert "```{dropdown} All comparisons" in text
     assert "| RegEMT against Reg-base, Table 1 and the further sets (the same) | 10 | 9 | 9 | 1 | 0 |" in text
     assert "| comparison | cases | A above B | significantly (Holm) | A below B | significantly (Holm) |" in text
     assert "| Reg-base against BLEU or METEOR, DA 2016 rows | 4 | 0 | 0 | 4 | 4 |" in text
-    assert "PERM-BOTH tests on this page: 60 (16 against the best single metric, 16 against Reg-base, 6 on the " \
+    assert "PERM-BOTH tests on this page: 58 (16 against the best single metric, 16 against Reg-base, 4 on the " \
            "splits, 16 of Reg-base against BLEU and METEOR, 6 of WMD-cont against WMD-dec), Holm-adjusted together " \
-           "as one family: 60 raw p-values are below 0.05, 20 after the adjustment." in text
+           "as one family: 60 raw p-values are below 0.05, 20 after the adjustment. The split table's 2 rows on the " \
+           "authors' split are tests of Table 1's comparison table (ensemble seed 42) and count there, once." in text
 
 
 def test_one_language_pair_without_da_compos_shuffled_splits_or_the_papers_values():
@@ -294,13 +321,41 @@ def test_one_language_pair_without_da_compos_shuffled_splits_or_the_papers_value
     assert "Row-normalised Compos" not in text
     assert "(the Reg-base block of the comparison table under Table 1):" in text and "further sets'" not in text
     assert "| RegEMT against Reg-base, Table 1 (the same) | 2 | 1 | 1 | 1 | 0 |" in text
+    assert "PERM-BOTH tests on this page: 14 (4 against the best single metric, 4 against Reg-base, 0 on the " \
+           "splits, 4 of Reg-base against BLEU and METEOR, 2 of WMD-cont" in text
+    assert "The split table's 2 rows on the authors' split are tests of Table 1's comparison table" in text
+    # every interval shows what the hypothesis needs: the count, without "so it stays a hypothesis"
+    assert "these intervals show one in 1 of 1 sets." in text and "stays a hypothesis" not in text
 
 
 def test_an_undefined_correlation_is_named_not_spelled_nan():
     text = page(found_for([ZH, DE], nan=True))
     assert "No difference is defined in MQM-ref en-de-X (a correlation without a value)." in text
     assert "The table below counts them." in text
-    assert "* wmt21.news zh-en, reference-based: RegEMT 0.570 [0.470, 0.670], BERTScr 0.350 [0.250, 0.450]." in text
+    assert ("| wmt21.news zh-en | reference-based | +0.570 [+0.470, +0.670] | BERTScr | +0.350 [+0.250, +0.450] | "
+            "– | – | not tested |") in text
+
+
+def test_lengths_in_characters_and_a_split_table_without_repeats():
+    found = found_for([ZH, DE])
+    found["run"]["length_unit"] = "char"
+    no_repeat = pd.DataFrame({"p": [0.01, 0.3, 0.01, 0.01], study.SAME_TEST: None})  # its own split tested anew
+    found["tests"] = study.perm_test_counts(versus_best=no_repeat, versus_reg_base=no_repeat, splits=no_repeat,
+                                            reg_base=no_repeat, context=no_repeat)
+    text = page(found)
+    assert "counted in characters, the unit of the authors' code (parameter `length_unit`)" in text
+    assert "repeat tests of the comparison table" not in text and "The split table's" not in text
+    assert "| RegEMT against the best single metric, the authors' split (seed 42; tested anew) |" in text
+    assert "PERM-BOTH tests on this page: 20 (4 against the best single metric, 4 against Reg-base, 4 on the splits" in text
+
+
+def test_repeats_outside_the_split_table_are_counted_once_too():
+    got = words.render_template("{{ m.shared_note(f.shared, 'seed 3', 42) }}", {"shared": {"splits": 1, "context": 2}},
+                                macros=MACROS)
+    assert got == (" The split table's 1 row on the split of seed 3 is a test of Table 1's comparison table (ensemble "
+                   "seed 42) and counts there, once. 2 further rows repeat a test counted before, and count once.")
+    assert words.render_template("{{ m.shared_note(f.shared, 'alphabetical', 42) }}", {"shared": {}},
+                                 macros=MACROS) == ""
 
 
 # -- the macros -------------------------------------------------------------------------------------

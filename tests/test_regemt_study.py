@@ -6,6 +6,7 @@ ensemble, by calling the underlying functions (evaluate, ablation, split_by_sour
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -159,6 +160,58 @@ def test_page_family_adjusts_every_table_together_and_holm_lifts_a_raw_p():
     _, strong = study.page_family({"t": first.assign(comparison=[comparison(0.0), comparison(0.001, delta=-0.1)])})
     assert strong["t"]["verdict"].tolist() == ["B better", "A better"]  # 0 and 0.001 * 1 stay below 0.05
     assert study.family_floor([]) is None
+
+
+def test_page_family_counts_a_test_that_two_tables_hold_once():
+    # Table 1's row r1 and the split table's row on the same split are one test (the same Comparison of the same
+    # columns): Holm over the 3 distinct p-values 0.01, 0.02, 0.5, not over 4
+    same, other = comparison(0.01), comparison(0.02, delta=0.2)
+    t1 = pd.DataFrame({"row": ["r1", "r2"], "seed": [42, 42], "A": "BLEU", "B": REGEMT, "comparison": [same, other]})
+    splits = pd.DataFrame({"evaluation set": ["k", "k"], "setting": ["reference-based"] * 2,
+                           "split": ["alphabetical", "seed 1"], "A": "BLEU", "B": REGEMT,
+                           "comparison": [comparison(0.01), comparison(0.5)]})  # equal to `same`, not the object
+    rows, out = study.page_family({"best single": t1, "splits": splits})
+    assert len(rows) == 3 and study.family_floor(rows)["tests"] == 3
+    # Holm: 0.01 * 3 = 0.03, max(0.02 * 2, 0.03) = 0.04, 0.5
+    assert [r.p_holm for r in rows] == pytest.approx([0.03, 0.04, 0.5])
+    assert out["splits"]["Holm p"].tolist() == pytest.approx([0.03, 0.5])  # the shared row: Table 1's Holm p
+    assert out["splits"]["verdict"].tolist() == ["B better", "no difference shown"]
+    assert out["splits"][study.SAME_TEST].fillna("").tolist() == ["best single", ""]
+    assert out["best single"][study.SAME_TEST].isna().all()
+    assert rows[0].setting == {"table": "best single", "row": "r1", "seed": 42, "also in": ["splits"]}
+    assert "also in" not in rows[1].setting
+    with_p = {name: t.assign(p=[c.p for c in t["comparison"]]) for name, t in out.items()}
+    assert study.perm_test_counts(best=with_p["best single"], splits=with_p["splits"]) == {
+        "best": 2, "splits": 1, "total": 3, "shared": {"splits": 1}}
+    # the same p under other columns, or another outcome of the same columns, is another test
+    renamed = splits.assign(A="METEOR")
+    assert len(study.page_family({"best single": t1, "splits": renamed})[0]) == 4
+    moved = splits.assign(comparison=[replace(same, corr_a=0.31), comparison(0.5)])
+    assert len(study.page_family({"best single": t1, "splits": moved})[0]) == 4
+    # untested comparisons are never merged (Holm leaves them out anyway)
+    nan = Comparison(*[np.nan] * 4, "two-sided", 8, 2, "source", np.nan, np.nan, "spearman", 1000, 42, "2 sources")
+    rows, out = study.page_family({"a": t1.assign(comparison=[nan, nan])})
+    assert len(rows) == 2 and out["a"][study.SAME_TEST].isna().all()
+
+
+def test_the_authors_split_rows_are_table_1s_tests_and_count_once():
+    # the split table's rows on the page's own split repeat Table 1's tests of the same ensemble seed: the fits,
+    # the test rows and the permutations are the same, so page_family sees one test each
+    key = "t zh-en"
+    data = {key: synthetic_set(0)}
+    evs = {s: study.evaluate_sets(data, [key], seed=s) for s in (42, 43)}
+    t1 = study.versus_best(evs, [key], data, n_permutations=100, seed=42)
+    splits = study.split_table(data, [key], split_seed=None, split_seeds=[1], seed=42, n_permutations=100)
+    own = splits[splits["split"] == "alphabetical"]
+    seed42 = t1[t1["seed"] == 42].set_index("row")
+    code = {name: short for short, name in study.SETTING_NAME.items()}
+    for _, r in own.iterrows():
+        assert r["comparison"] == seed42.loc[study.row_label(key, code[r["setting"]], False), "comparison"]
+    rows, out = study.page_family({"best single": t1, "splits": splits})
+    assert len(rows) == len(t1) + len(splits) - len(own) == 6
+    assert out["splits"][study.SAME_TEST].fillna("").tolist() == ["best single"] * 2 + [""] * 2
+    counts = study.perm_test_counts(versus_best=out["best single"], splits=out["splits"])
+    assert counts == {"versus_best": 4, "splits": 2, "total": 6, "shared": {"splits": 2}}
 
 
 @pytest.mark.parametrize("verdicts, words", [
@@ -573,21 +626,19 @@ def test_split_findings():
                            gap: [0.1, 0.2, -0.05, 0.0001, 0.02, -0.01],
                            "verdict": ["B better", "no difference shown", "A better", "no difference shown", "B better",
                                        "no difference shown"]})
-    # chosen: 2 wins, 1 significant (share 1/2); others: 0.0001 rounds to 0 (a tie), one significant win of 4
-    # (share 1/4): the shares differ by 0.25
+    # chosen: 2 wins, 1 significant; others: 0.0001 rounds to 0 (a tie), one significant win of 4
     found = study.split_findings(splits)
     assert found == {"split": "alphabetical",
                      "chosen": {"n": 2, "above": 2, "sig_above": 1, "below": 0, "sig_below": 0, "ties": 0},
                      "others": {"n": 4, "above": 1, "sig_above": 1, "below": 2, "sig_below": 1, "ties": 1,
-                                "splits": 2, "low": -0.05, "high": 0.02},
-                     "moved": True}
+                                "splits": 2, "low": -0.05, "high": 0.02}}
     steady = pd.DataFrame({"split": ["seed 1", "seed 1", "seed 2", "seed 2"], gap: [0.1, -0.1, 0.2, -0.2],
                            "verdict": ["B better", "A better"] * 2})
     found = study.split_findings(steady, 1)
-    assert found["split"] == "seed 1" and found["moved"] is False
+    assert found["split"] == "seed 1"
     assert (found["others"]["low"], found["others"]["high"]) == (-0.2, 0.2)
     only = study.split_findings(steady[steady["split"] == "seed 1"], 1)
-    assert only["others"] is None and only["moved"] is None
+    assert only["others"] is None
     assert only["chosen"] == {"n": 2, "above": 1, "sig_above": 1, "below": 1, "sig_below": 1, "ties": 0}
 
 
@@ -891,9 +942,15 @@ def test_level_table_and_findings():
                          "within low": [0.1, -0.2], "within high": [0.3, -0.05], "between": [-0.5, -0.4],
                          "between low": [-0.7, -0.6], "between high": [-0.3, 0.1]})
     found = study.level_findings(hand)
-    assert (found["column"], found["n"], found["supported"], found["against"], found["undecided"]) == (
-        "DA-BERTScr", 2, 1, 1, 0)
-    assert (found["negative"], found["negative_ci"]) == (2, 2)
+    # a: within-source interval above zero, between-source below; b: within below zero, between spans zero
+    assert (found["column"], found["n"], found["negative"], found["negative_ci"]) == ("DA-BERTScr", 2, 2, 2)
+    assert (found["within_above"], found["within_above_sets"], found["within_below"], found["within_zero"]) == (
+        1, ["a"], 1, 0)
+    assert (found["between_below"], found["between_above"]) == (1, 0)
+    spans = study.level_findings(hand.assign(**{"within low": -0.1, "within high": 0.1}))
+    assert (spans["within_above"], spans["within_above_sets"], spans["within_below"], spans["within_zero"]) == (
+        0, [], 0, 2)
+    assert not {"supported", "against", "undecided"} & set(found)  # counts of intervals, not of an explanation
     assert found["sets"][0] == {"set": "a", "sources": 10, "pooled": {"rho": -0.3, "low": -0.4, "high": -0.2},
                                 "within": {"rho": 0.2, "low": 0.1, "high": 0.3},
                                 "between": {"rho": -0.5, "low": -0.7, "high": -0.3}}
@@ -901,7 +958,11 @@ def test_level_table_and_findings():
 
 def test_perm_test_counts_count_the_p_values_of_each_table():
     assert study.perm_test_counts(a=pd.DataFrame({"p": [0.1, np.nan, 0.0]}), b=pd.DataFrame()) == {
-        "a": 2, "b": 0, "total": 2}
+        "a": 2, "b": 0, "total": 2, "shared": {}}
+    # a row whose test an earlier table holds (page_family's column) is counted there, not again
+    shared = pd.DataFrame({"p": [0.1, 0.2, np.nan], study.SAME_TEST: ["a", None, "a"]})
+    assert study.perm_test_counts(a=pd.DataFrame({"p": [0.1, np.nan, 0.0]}), b=shared) == {
+        "a": 2, "b": 1, "total": 3, "shared": {"b": 1}}
 
 
 # -- the page's narrow tables ---------------------------------------------------------------------------

@@ -21,7 +21,8 @@ its own generator), so the order of the calls does not change a number.
 * :func:`compare_columns` — every comparison of two columns on the page: the book's two-sided
   PERM-BOTH (:func:`mtlib.significance.compare`, Spearman) with all test rows of one source
   swapped together; :func:`page_family` — all of them as one family, Holm-adjusted together
-  (:func:`mtbook.comparisons.family`), each table given its Holm p and verdict;
+  (:func:`mtbook.comparisons.family`; a test two tables hold counted once), each table given
+  its Holm p and verdict;
   :func:`seed_verdict` — the verdict of a row tested once per ensemble seed; :func:`family_floor`
   — how low its p-values can go;
 * :func:`by_metric`, :func:`seed_view`, :func:`versus_view`, :func:`split_view`,
@@ -33,7 +34,7 @@ A difference is called significant only where the family's Holm-adjusted p is be
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import astuple, dataclass, field, replace
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -63,7 +64,7 @@ __all__ = ["SETTING_NAME", "ALPHA", "SHOWN_ONLY", "UNIT", "compare_columns", "pa
            "importance_table", "importance_findings", "extra_table", "extra_findings", "paired_difference",
            "reg_base_table", "reg_base_da_table", "reg_base_findings", "reg_base_vs_regemt", "context_table",
            "context_findings", "compos_table", "compos_findings", "levels", "level_table", "level_findings",
-           "perm_test_counts"]
+           "perm_test_counts", "SAME_TEST"]
 
 SETTING_NAME = {"ref": "reference-based", "src": "source-based"}
 SHOWN_ONLY = (COMPOS_ROW,)  # columns shown beside the features, never fitted on nor picked as the best single metric
@@ -101,6 +102,16 @@ def _plain(x):
     return x.item() if hasattr(x, "item") else x
 
 
+SAME_TEST = "same test as"  # page_family's column: the table that already holds a row's test (missing: its own)
+
+
+def _test_key(a: str, b: str, c: Comparison) -> tuple | None:
+    """What makes two rows one test: the same columns A and B and the same outcome to the bit
+    (correlations, p, rows, units, permutations and their seed: the same data, permuted alike).
+    None for an untested comparison, which Holm leaves out anyway."""
+    return None if c.p != c.p else (a, b, *astuple(c))
+
+
 def page_family(tables: Mapping[str, pd.DataFrame], *, alpha: float = ALPHA
                 ) -> tuple[list[Compared], dict[str, pd.DataFrame]]:
     """Every comparison of the page's tables (name -> a table with columns ``A``, ``B`` and
@@ -108,17 +119,38 @@ def page_family(tables: Mapping[str, pd.DataFrame], *, alpha: float = ALPHA
     :func:`context_table` give them) as ONE family, Holm-adjusted together
     (:func:`mtbook.comparisons.family`; each comparison's setting: the table's name and its
     columns of :data:`FAMILY_SETTING`); and each table with the family's ``Holm p`` and
-    ``verdict`` (a :class:`~mtlib.significance.Verdict` value, taken on the Holm p) added."""
-    tests = []
+    ``verdict`` (a :class:`~mtlib.significance.Verdict` value, taken on the Holm p) added.
+
+    A test that two tables hold (the split table's rows on the page's own split are Table 1's
+    tests of the same ensemble seed: :func:`_test_key`) enters the family ONCE, under the first
+    table that holds it (its setting lists the other tables under ``also in``); every row holding it
+    gets its Holm p and verdict, and column :data:`SAME_TEST` names, in a later row that holds
+    it, the table where it was counted (missing in the row that counts it). The family returned
+    holds each test once."""
+    tests, first, where, same = [], {}, [], {}
     for name, t in tables.items():
+        same[name] = []
         for _, r in t.iterrows():
+            key = _test_key(r["A"], r["B"], r["comparison"])
+            if key in first:
+                at, owner = first[key]
+                if name != owner and name not in tests[at][0].setdefault("also in", []):
+                    tests[at][0]["also in"].append(name)
+                where.append(at)
+                same[name].append(owner)
+                continue
+            if key is not None:
+                first[key] = (len(tests), name)
+            where.append(len(tests))
+            same[name].append(None)
             setting = {"table": name} | {c: _plain(r[c]) for c in FAMILY_SETTING if c in t.columns}
             tests.append((setting, r["A"], r["B"], STAT, r["comparison"]))
     rows = family(tests, alpha=alpha)
     out, at = {}, 0
     for name, t in tables.items():
-        mine, at = rows[at:at + len(t)], at + len(t)
-        out[name] = t.assign(**{"Holm p": [r.p_holm for r in mine], "verdict": [r.verdict.value for r in mine]})
+        mine, at = [rows[i] for i in where[at:at + len(t)]], at + len(t)
+        out[name] = t.assign(**{"Holm p": [r.p_holm for r in mine], "verdict": [r.verdict.value for r in mine],
+                                SAME_TEST: same[name]})
     return rows, out
 
 
@@ -699,18 +731,14 @@ def split_findings(splits: pd.DataFrame, split_seed: int | None = None) -> dict:
     """How often RegEMT is above or below the best single metric, and how often the family's
     verdict (after Holm, :func:`page_family`) finds it better or worse, on the chosen split
     (``chosen``; its name ``split``) and on the others (``others``, with how many splits and the
-    range of the difference; None without other splits), and whether the verdict moves
-    (``moved``: the shares of significant wins differ by 0.25 or more)."""
+    range of the difference; None without other splits)."""
     first_split = _split_name(split_seed)
     chosen, others = splits[splits["split"] == first_split], splits[splits["split"] != first_split]
     gap = "RegEMT − best single"
-    out = {"split": first_split, "chosen": _wins(chosen, gap), "others": None, "moved": None}
+    out = {"split": first_split, "chosen": _wins(chosen, gap), "others": None}
     if len(others):
-        def share(rows):
-            return ((rows[gap].round(3) > 0) & (rows["verdict"] == B_BETTER)).mean()
         out["others"] = _wins(others, gap) | {"splits": int(others["split"].nunique()),
-                                                     "low": others[gap].min(), "high": others[gap].max()}
-        out["moved"] = bool(abs(share(chosen) - share(others)) >= 0.25)
+                                              "low": others[gap].min(), "high": others[gap].max()}
     return out
 
 
@@ -1085,27 +1113,37 @@ def level_table(data: Mapping[str, JudgedSet], keys: Sequence[str], column: str 
 
 
 def level_findings(lv: pd.DataFrame, column: str = EXTRA[0]) -> dict:
-    """Each set's three levels with intervals, and in how many sets the level explanation
-    (ρ above zero within a source, below zero between sources, both intervals clear of zero)
-    is supported, contradicted (the within-source interval below zero) or undecided; and in
-    how many the pooled ρ is negative (``negative``) with its interval below zero (``negative_ci``)."""
+    """Each set's three levels with intervals, and counts of what the intervals show, no more:
+    in how many sets the pooled ρ is negative (``negative``) with its interval below zero
+    (``negative_ci``); the between-source interval below zero (``between_below``) or above it
+    (``between_above``); the within-source interval above zero (``within_above``, those sets in
+    ``within_above_sets``), below zero (``within_below``) or spanning zero (``within_zero``)."""
     def level(r, name):
         return {"rho": r[name], "low": r[name + " low"], "high": r[name + " high"]}
     sets = [{"set": r["evaluation set"], "sources": int(r["sources"]), "pooled": level(r, "pooled"),
              "within": level(r, "within"), "between": level(r, "between")} for _, r in lv.iterrows()]
-    supported = int(((lv["within low"] > 0) & (lv["between high"] < 0)).sum())
-    against = int((lv["within high"] < 0).sum())
-    return {"column": column, "sets": sets, "n": len(lv), "supported": supported, "against": against,
-            "undecided": len(lv) - supported - against, "negative": int((lv["pooled"] < 0).sum()),
-            "negative_ci": int((lv["pooled high"] < 0).sum())}
+    above, below = lv["within low"] > 0, lv["within high"] < 0
+    return {"column": column, "sets": sets, "n": len(lv), "negative": int((lv["pooled"] < 0).sum()),
+            "negative_ci": int((lv["pooled high"] < 0).sum()), "between_below": int((lv["between high"] < 0).sum()),
+            "between_above": int((lv["between low"] > 0).sum()), "within_above": int(above.sum()),
+            "within_above_sets": list(lv.loc[above, "evaluation set"]), "within_below": int(below.sum()),
+            "within_zero": int((~above & ~below).sum())}
 
 
 def perm_test_counts(**tables: pd.DataFrame) -> dict:
     """How many PERM-BOTH tests the page ran: per table (name -> a table with a column ``p``,
-    NaN where no test was possible), the p-values it holds, and their ``total`` (the size of
-    the Holm family, :func:`page_family`)."""
-    counts = {name: int(t["p"].notna().sum()) if len(t) else 0 for name, t in tables.items()}
-    return counts | {"total": sum(counts.values())}
+    NaN where no test was possible, and, as :func:`page_family` returns it, the column
+    :data:`SAME_TEST`), the tests it adds to the family; ``shared`` (name -> count, only the
+    tables with any): its tested rows that an earlier table already holds, counted there; and
+    the ``total`` (the size of the Holm family)."""
+    counts, shared = {}, {}
+    for name, t in tables.items():
+        tested = t["p"].notna() if len(t) else pd.Series(dtype=bool)
+        repeat = tested & t[SAME_TEST].notna() if SAME_TEST in t and len(t) else tested & False
+        counts[name] = int((tested & ~repeat).sum())
+        if repeat.any():
+            shared[name] = int(repeat.sum())
+    return counts | {"total": sum(counts.values()), "shared": shared}
 
 
 # -- the page's tables, narrow enough for its text column ---------------------------------------------
