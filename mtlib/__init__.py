@@ -32,6 +32,9 @@ _EXPORTS = {
     "perm_both_systems": "mtlib.significance", "pairwise_accuracy": "mtlib.significance",
     "compare": "mtlib.significance", "compare_systems": "mtlib.significance", "holm": "mtlib.significance",
     "Comparison": "mtlib.significance", "Verdict": "mtlib.significance",
+    "average_correlation": "mtlib.metaeval", "acc_eq": "mtlib.metaeval", "TieCalibrated": "mtlib.metaeval",
+    "soft_pairwise_accuracy": "mtlib.metaeval", "perm_both_stat": "mtlib.metaeval",
+    "compare_metrics": "mtlib.metaeval", "MetricRanking": "mtlib.metaeval", "williams_test": "mtlib.metaeval",
 }
 
 __all__ = ["__version__", *_EXPORTS]

@@ -35,7 +35,7 @@ import numpy as np
 
 from mtlib.correlation import KENDALL_VARIANTS, METHODS, paired, row_correlations
 
-__all__ = ["PermutationResult", "perm_both", "perm_both_systems", "min_pvalue", "p_text",
+__all__ = ["PermutationResult", "perm_both", "grouped_correlation", "perm_both_systems", "min_pvalue", "p_text",
            "pairwise_accuracy", "pooled_pairwise_accuracy", "AVERAGE_BY",
            "Comparison", "Verdict", "compare", "compare_systems", "holm", "ALPHA"]
 
@@ -73,8 +73,11 @@ def _zscore(x: np.ndarray) -> np.ndarray:
     return (x - x.mean()) / sd if sd > 0 else x - x.mean()
 
 
-def _grouped(x: np.ndarray, y: np.ndarray, groups: Sequence[np.ndarray] | None, method: str) -> np.ndarray:
-    """Row-wise correlation, or the mean over groups of columns (NaN groups left out)."""
+def grouped_correlation(x: np.ndarray, y: np.ndarray, groups: Sequence[np.ndarray] | None,
+                        method: str) -> np.ndarray:
+    """Row-wise correlation of ``x`` (k × n) with ``y``, or the mean over ``groups`` (index lists
+    into the n columns) of each group's correlation, NaN groups left out (as mt-metrics-eval's
+    ``AverageCorrelation``); NaN where no group has one."""
     if groups is None:
         return row_correlations(x, y, method)
     vals = np.stack([row_correlations(x[:, g], y[g], method) for g in groups], axis=1)
@@ -118,9 +121,9 @@ def _permuted(a, b, h, method, groups, swap):
     """Observed (corr_a, corr_b) and the permuted differences, for a boolean swap matrix."""
     groups = None if groups is None else [np.asarray(g, int) for g in groups]
     za, zb = _zscore(a), _zscore(b)
-    corr_a, corr_b = (float(v) for v in _grouped(np.stack([za, zb]), h, groups, method))
+    corr_a, corr_b = (float(v) for v in grouped_correlation(np.stack([za, zb]), h, groups, method))
     pa, pb = np.where(swap, zb, za), np.where(swap, za, zb)
-    return corr_a, corr_b, _grouped(pb, h, groups, method) - _grouped(pa, h, groups, method)
+    return corr_a, corr_b, grouped_correlation(pb, h, groups, method) - grouped_correlation(pa, h, groups, method)
 
 
 def perm_both(a: Sequence[float], b: Sequence[float], human: Sequence[float | None], method: str = "pearson", *,
