@@ -1,8 +1,8 @@
 """Graded assignments: every solution passes its checks and the unanswered student notebook
 fails them; a planted wrong answer fails the checks of its own question only, the visible
 ones included; no check or hint gives the solution code away; a wrong answer gets the message
-that says what to fix; grading stops an endless loop, grades a folder into a CSV file, and
-names bad input."""
+that says what to fix; grading stops an endless loop (and everything it started), grades a
+folder into a CSV file, and names bad input. Malicious submissions: tests/test_grading_sandbox.py."""
 
 import csv
 import json
@@ -142,32 +142,36 @@ def test_wrong_answer_gets_a_helpful_message(built, tmp_path):
 
 
 def _looping(b, tmp_path):
-    """The baselines solution with an endless loop that first writes its kernel's process id."""
+    """The baselines solution with an endless loop in a kernel it names (a name no other process
+    has): the kernel runs in a sandbox, where it can write no file the test could read."""
+    import uuid
+
     nb = nbformat.read(b["baselines"].solution, as_version=4)
-    pid = tmp_path / "kernel.pid"
-    nb.cells.insert(2, nbformat.v4.new_code_cell(f"import os\nopen({str(pid)!r}, 'w').write(str(os.getpid()))\n"
-                                                 "while True:\n    pass"))
+    name = "loop" + uuid.uuid4().hex[:11]
+    name_it = f"import ctypes\nctypes.CDLL(None).prctl(15, {name.encode()!r}, 0, 0, 0)\n"  # PR_SET_NAME
+    nb.cells.insert(2, nbformat.v4.new_code_cell(name_it + "while True:\n    pass"))
     path = tmp_path / "loop.ipynb"
     nbformat.write(nb, path)
-    return path, pid
+    return path, name
 
 
-def _gone(pid_file):
+def _gone(name):
+    """No live process is named ``name`` (those still alive are killed: no test leaves one)."""
     import psutil
 
-    pid = int(pid_file.read_text())
-    try:
-        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return True
+    alive = [p for p in psutil.process_iter(["name", "status"])
+             if p.info["name"] == name and p.info["status"] != psutil.STATUS_ZOMBIE]
+    for p in alive:
+        p.kill()
+    return not alive
 
 
 def test_an_endless_loop_times_out_and_its_kernel_is_killed(built, tmp_path, capsys):
     out, b = built
-    loop, pid = _looping(b, tmp_path)
+    loop, name = _looping(b, tmp_path)
     assert assignments.main(["grade", "baselines", str(loop), "--built", str(out), "--timeout", "15"]) == 2
     assert "error: grading loop.ipynb timed out after 15 s" in capsys.readouterr().err
-    assert _gone(pid)
+    assert _gone(name)
     with pytest.raises(SystemExit):  # argparse: "--timeout: must be a positive number of seconds"
         assignments.main(["grade", "baselines", str(loop), "--timeout", "0"])
 
@@ -207,12 +211,12 @@ def test_a_timeout_is_a_row_and_the_batch_goes_on(built, tmp_path):
     out, b = built
     folder = tmp_path / "submissions"
     folder.mkdir()
-    loop, pid = _looping(b, tmp_path)
+    loop, name = _looping(b, tmp_path)
     os.replace(loop, folder / "dave.ipynb")
     (folder / "erin.txt").write_text("my answers: 5/7 and 1/2")
     rows = assignments.grade_all("baselines", folder, tmp_path / "scores.csv", out, timeout=15)
     assert [(r["student"], r["status"], r["total"]) for r in rows] == [("dave", "timeout", "0"), ("erin", "error", "0")]
-    assert "timed out after 15 s" in rows[0]["reason"] and _gone(pid)
+    assert "timed out after 15 s" in rows[0]["reason"] and _gone(name)
 
 
 def test_bad_input_is_named(built, tmp_path, capsys):
@@ -238,14 +242,15 @@ def test_bad_input_is_named(built, tmp_path, capsys):
         assignments.grade_all("baselines", tmp_path / "nowhere", tmp_path / "s.csv", out)
 
 
-def test_the_grading_commands_warn_that_student_code_runs_with_your_rights(capsys):
+def test_the_grading_commands_say_how_submissions_run(capsys):
     for command in ("grade", "grade-all"):
         with pytest.raises(SystemExit):
             assignments.main([command, "--help"])
         help_text = " ".join(capsys.readouterr().out.split())
-        assert "runs the submitted notebooks' code with your rights" in help_text and "--timeout SECONDS" in help_text
-        assert "throw-away container or virtual machine, or as an unprivileged user" in help_text
-    assert "with your rights" in assignments.__doc__
+        assert "Each submission runs in a sandbox" in help_text and "--timeout SECONDS" in help_text
+        assert "only the values of its answers leave it, and a separate process checks them" in help_text
+        assert "Not as root, the submission runs with your rights" in help_text
+    assert "code we do not trust" in assignments.__doc__ and "the notebook runs as you" in assignments.__doc__
 
 
 def test_fingerprint_rounds_and_reads_common_types():
