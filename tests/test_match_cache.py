@@ -334,3 +334,31 @@ def test_scorer_closes_its_cache_files_and_leaves_a_shared_embedder_open(tmp_pat
         scorer.match(["a dog"], ["the dog"])
     assert shared.store._db.execute("SELECT 1").fetchone() == (1,)  # the caller's embedder stays usable
     shared.close()
+
+
+def test_encoding_many_at_once_equals_one_by_one():
+    """Values cut from ids and similarities converted all at once: byte for byte the format-2 value of each
+    pair, as mtlib wrote it before (header, 3-byte ids, float32 similarities), so that old caches read the same."""
+    import struct
+
+    from mtlib.bertscore import TokenMatches
+    from mtlib.embeddings.matchstore import encode_many
+    rng = np.random.default_rng(0)
+
+    def old(m):  # format 2 as written by mtlib <= this change
+        ids = np.concatenate([np.asarray(m.hyp_ids, np.int64), np.asarray(m.ref_ids, np.int64)])
+        return b"".join([struct.pack("<HH", len(m.hyp_ids), len(m.ref_ids)),
+                         ids.astype("<u4").view(np.uint8).reshape(-1, 4)[:, :3].tobytes(),
+                         np.asarray(m.hyp_max, "<f4").tobytes(), np.asarray(m.ref_max, "<f4").tobytes()])
+    matches = [TokenMatches(rng.integers(0, 1 << 24, nh).astype(np.int32), rng.standard_normal(nh).astype(np.float32),
+                            rng.integers(0, 250037, nr), rng.standard_normal(nr))  # int64 ids, float64 values too
+               for nh, nr in [(0, 0), (0, 3), (4, 0), *rng.integers(1, 120, (50, 2)).tolist()]]
+    assert encode_many(matches) == [old(m) for m in matches]
+    assert [encode_matches(m) for m in matches[:5]] == [old(m) for m in matches[:5]] and encode_many([]) == []
+    for back, m in zip(map(decode_matches, encode_many(matches)), matches):
+        np.testing.assert_array_equal(back.ref_ids, m.ref_ids)
+        np.testing.assert_array_equal(back.ref_max, np.asarray(m.ref_max, np.float32))
+    with pytest.raises(ValueError, match="65,535 tokens"):
+        encode_many([matches[3], TokenMatches(np.zeros(70000, np.int32), np.zeros(70000), np.zeros(1), np.zeros(1))])
+    with pytest.raises(ValueError, match=r"0\.\.2\*\*24-1"):
+        encode_many([TokenMatches(np.array([1 << 24]), np.zeros(1), np.zeros(0), np.zeros(0))])

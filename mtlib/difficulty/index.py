@@ -20,7 +20,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from mtlib.bertscore import TokenMatches, f_measure
+from mtlib.bertscore import SentenceSums, TokenMatches, f_measure
 
 __all__ = ["DifficultyIndex", "rescaled"]
 
@@ -30,26 +30,6 @@ _SEGMENT_SHIFT = np.int64(1) << 32  # token ids stay far below 2**32: (segment, 
 def rescaled(x: np.ndarray, baseline_f: float | None) -> np.ndarray:
     """Similarities rescaled by a baseline F value, ``(x - b) / (1 - b)`` (None: unchanged)."""
     return x if baseline_f is None else (x - baseline_f) / (1 - baseline_f)
-
-
-class _SentenceSums:
-    """Sums of a flat array over sentences (``bounds``: each sentence's start, then the end),
-    each taken exactly as ``ndarray.sum`` takes it on the sentence alone (NumPy sums pairwise,
-    so the grouping depends on the length): the sentences of one length are summed together as
-    the rows of a matrix. (``np.add.reduceat`` groups differently and would change the last bit.)"""
-
-    def __init__(self, bounds: np.ndarray):
-        lengths = np.diff(bounds)
-        self.n = len(lengths)
-        self.by_length = [(rows, bounds[rows][:, None] + np.arange(length))
-                          for length in np.unique(lengths[lengths > 0])
-                          for rows in [np.flatnonzero(lengths == length)]]
-
-    def __call__(self, values: np.ndarray) -> np.ndarray:
-        out = np.zeros(self.n, values.dtype)  # an empty sentence sums to 0
-        for rows, at in self.by_length:
-            out[rows] = values[at].sum(axis=1)
-        return out
 
 
 def _concat(arrays: list[np.ndarray], dtype=None) -> np.ndarray:
@@ -66,13 +46,13 @@ class _System:
     hyp_max: np.ndarray
     hyp_ids: np.ndarray
     hyp_bounds: np.ndarray
-    hyp_sums: _SentenceSums
+    hyp_sums: SentenceSums
     # For DA-P (filled on first use): the reference tokens ordered by group of identical ids in
     # one sentence (in sentence order within a group), the groups' bounds in that order, and each
     # hypothesis token's group (-1: absent from the reference).
     ref_order: np.ndarray | None = None
     group_bounds: np.ndarray | None = None
-    group_sums: _SentenceSums | None = None
+    group_sums: SentenceSums | None = None
     hyp_group: np.ndarray | None = None
 
 
@@ -94,7 +74,7 @@ class DifficultyIndex:
         first = next(iter(matches))
         ref_len = np.array([len(m.ref_ids) for m in matches[first]], np.int64)
         self.ref_bounds = np.concatenate([[0], np.cumsum(ref_len)])
-        self._ref_sums = _SentenceSums(self.ref_bounds)
+        self._ref_sums = SentenceSums(self.ref_bounds)
         self._one_token = self.ref_bounds[:-1][ref_len == 1]
         self._ref_segment = np.repeat(np.arange(self.n_segments, dtype=np.int64), ref_len)
         # Flat arrays hold one dtype; a mix (float32 from the cache, float64 elsewhere) would be
@@ -114,7 +94,7 @@ class DifficultyIndex:
             self._systems[s] = _System(
                 ref_max=_concat([m.ref_max for m in ms]), ref_ids=_concat([m.ref_ids for m in ms], np.int64),
                 hyp_max=_concat([m.hyp_max for m in ms]), hyp_ids=_concat([m.hyp_ids for m in ms], np.int64),
-                hyp_bounds=hyp_bounds, hyp_sums=_SentenceSums(hyp_bounds))
+                hyp_bounds=hyp_bounds, hyp_sums=SentenceSums(hyp_bounds))
 
     @classmethod
     def of(cls, matches: "Mapping[str, Sequence[TokenMatches]] | DifficultyIndex") -> "DifficultyIndex":
@@ -171,7 +151,7 @@ class DifficultyIndex:
             groups, ref_group, size = np.unique(ref_key, return_inverse=True, return_counts=True)
             sy.ref_order = np.argsort(ref_group, kind="stable")
             sy.group_bounds = np.concatenate([[0], np.cumsum(size)])
-            sy.group_sums = _SentenceSums(sy.group_bounds)
+            sy.group_sums = SentenceSums(sy.group_bounds)
             hyp_segment = np.repeat(np.arange(self.n_segments, dtype=np.int64), np.diff(sy.hyp_bounds))
             hyp_key = hyp_segment * _SEGMENT_SHIFT + sy.hyp_ids
             at = np.minimum(np.searchsorted(groups, hyp_key), max(len(groups) - 1, 0))

@@ -6,6 +6,7 @@ import os
 import sys
 import warnings
 from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 from typing import Iterable
 
@@ -79,8 +80,8 @@ class Embedder:
     def encode_ids(self, texts: list[str]) -> list[list[int]]:
         """Token ids as bert_score's ``sent_encode`` makes them (stripped text, special tokens, truncation).
 
-        All texts go to the tokenizer in one call (a fast tokenizer encodes the batch in Rust,
-        in parallel), with the ids of one ``encode`` per text (tested). Truncation to
+        All texts go to the tokenizer in one call, with the ids of one ``encode`` per text (tested): a fast
+        one's Rust backend directly, without transformers' per-text objects and the offsets. Truncation to
         :attr:`max_tokens` is what bert_score does too, but never silent here: a warning gives
         the number of sentences cut, and :attr:`n_truncated` counts them.
         """
@@ -88,31 +89,32 @@ class Embedder:
         stripped = [t.strip() for t in texts]
         if not stripped:
             return []
-        out = tok(stripped, add_special_tokens=True, max_length=self.max_tokens, truncation=True)["input_ids"]
-        # No tokenizer here makes more than 2 tokens per UTF-8 byte, so short texts need no count.
-        room = self.max_tokens - tok.num_special_tokens_to_add()
-        long = [t for t in stripped if 2 * len(t.encode("utf-8")) > room]
-        cut = sum(len(ids) > room for ids in tok(long, add_special_tokens=False, verbose=False)["input_ids"]) if long else 0
+        if getattr(tok, "is_fast", False):  # set as tokenizer(..., truncation=True) sets them, for every call
+            tok.backend_tokenizer.no_padding()
+            tok.backend_tokenizer.enable_truncation(self.max_tokens, direction=tok.truncation_side)
+            encodings = tok.backend_tokenizer.encode_batch_fast(stripped)
+            out = [e.ids for e in encodings]
+            cut = sum(1 for e, ids in zip(encodings, out) if len(ids) == self.max_tokens and e.overflowing)
+        else:
+            out = tok(stripped, add_special_tokens=True, max_length=self.max_tokens, truncation=True)["input_ids"]
+            room = self.max_tokens - tok.num_special_tokens_to_add()  # at most 2 tokens per UTF-8 byte: short texts fit
+            long = [t for t in stripped if 2 * len(t.encode("utf-8")) > room]
+            cut = sum(len(i) > room for i in tok(long, add_special_tokens=False, verbose=False)["input_ids"]) if long else 0
         if cut:
             self.n_truncated += cut
             warnings.warn(f"{cut} of {len(texts)} sentences exceed {self.loaded.name}'s limit of {self.max_tokens} "
                           "tokens and were truncated (as bert-score does): tokens after the limit are not scored",
                           stacklevel=2)
-        return [list(ids) for ids in out]
+        return out
 
-    def _batches(self, ids: list[list[int]]) -> list[list[int]]:
-        """Indices grouped by length so that each batch pads to at most ``batch_tokens``."""
-        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        batches, current, longest = [], [], 0
-        for i in order:
-            longest_new = max(longest, len(ids[i]))
-            if current and longest_new * (len(current) + 1) > self.batch_tokens:
-                batches.append(current)
-                current, longest_new = [], len(ids[i])
-            current.append(i)
-            longest = longest_new
-        if current:
-            batches.append(current)
+    def _batches(self, lengths: np.ndarray) -> list[np.ndarray]:
+        """Indices sorted by length, grouped so that each batch pads to at most ``batch_tokens`` (or is one text)."""
+        order, batches, start = np.argsort(lengths, kind="stable"), [], 0
+        while start < len(order):
+            n = lengths[order[start:start + self.batch_tokens // max(1, lengths[order[start]]) + 1]]
+            batches.append(order[start:start + max(1, int(np.searchsorted(n * np.arange(1, len(n) + 1),
+                                                                          self.batch_tokens, side="right")))])
+            start += len(batches[-1])
         return batches
 
     def embed(self, texts: Iterable[str], *, on_device: bool = False) -> dict[str, tuple[np.ndarray, object]]:
@@ -134,6 +136,9 @@ class Embedder:
         if not missing:
             return found
         ids = self.encode_ids(missing)
+        lengths = np.fromiter(map(len, ids), np.int64, len(ids))
+        flat = np.fromiter(chain.from_iterable(ids), np.int32, int(lengths.sum()))  # every text's ids, one array
+        starts = np.cumsum(lengths) - lengths
         show = self.progress if self.progress is not None else len(missing) > 2000
         bar = None
         if show:
@@ -142,23 +147,21 @@ class Embedder:
                                                 f"{self.precision})", unit="sent", file=sys.stderr)
         pad = self.loaded.tokenizer.pad_token_id or 0
         model = self.loaded.model
-        for batch in self._batches(ids):
-            width = max(len(ids[i]) for i in batch)
-            x = torch.full((len(batch), width), pad, dtype=torch.long)
-            mask = torch.zeros((len(batch), width), dtype=torch.long)
-            for row, i in enumerate(batch):
-                x[row, :len(ids[i])] = torch.tensor(ids[i])
-                mask[row, :len(ids[i])] = 1
+        for batch in self._batches(lengths):
+            n = lengths[batch]
+            valid = np.arange(n.max()) < n[:, None]  # padded into one array: each row's ids, then pad
+            index = np.minimum(starts[batch, None] + np.arange(n.max()), len(flat) - 1)
+            x = torch.from_numpy(np.where(valid, flat[index], pad).astype(np.int64))
+            mask = torch.from_numpy(valid.astype(np.int64))
             with torch.inference_mode():
                 hidden = model(input_ids=x.to(self.device), attention_mask=mask.to(self.device)).last_hidden_state
                 hidden = torch.nn.functional.normalize(hidden.float(), dim=-1)
                 if self.store is not None:  # what the cache would return, so hits equal misses
                     hidden = hidden.half().float()
                 on_host = to_numpy(hidden) if self.store is not None or not on_device else None
-            new = {}
-            for row, i in enumerate(batch):
-                new[missing[i]] = (np.asarray(ids[i], dtype=np.int32), on_host[row, :len(ids[i])].copy()
-                                   if on_host is not None else hidden[row, :len(ids[i])])
+            rows = hidden[torch.from_numpy(valid).to(hidden.device)].split(n.tolist()) if on_host is None else \
+                [on_host[row, :k] for row, k in enumerate(n.tolist())]  # views of the batch's array
+            new = {missing[i]: (flat[starts[i]:starts[i] + len(v)], v) for i, v in zip(batch.tolist(), rows)}
             if self.store is not None:
                 self.store.put_many(new)
                 if on_device:

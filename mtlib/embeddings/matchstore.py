@@ -33,7 +33,7 @@ import numpy as np
 from mtlib.embeddings.cachefile import (ELSEWHERE, CacheFileError, cache_error, cache_file_name, damaged, is_damage,
                                         make_folder, open_sqlite)
 
-__all__ = ["MatchStore", "TokenMatches", "pair_key", "encode_matches", "decode_matches"]
+__all__ = ["MatchStore", "TokenMatches", "pair_key", "encode_matches", "encode_many", "decode_matches", "decode_many"]
 
 _HEADER = struct.Struct("<HH")
 
@@ -61,28 +61,48 @@ def pair_key(hyp: str, ref: str) -> bytes:
 
 def encode_matches(m) -> bytes:
     """``n_hyp, n_ref`` (uint16), ids (3-byte unsigned), then best similarities (float32, exact)."""
-    if len(m.hyp_ids) > 0xFFFF or len(m.ref_ids) > 0xFFFF:
+    return encode_many([m])[0]
+
+
+def encode_many(matches: Sequence) -> list[bytes]:
+    """:func:`encode_matches` of each: all ids and similarities converted at once, each value cut from them."""
+    sides = [[x for m in matches for x in (m.hyp_ids, m.ref_ids)], [x for m in matches for x in (m.hyp_max, m.ref_max)]]
+    n = np.fromiter(map(len, sides[0]), np.int64, len(sides[0])).reshape(-1, 2)  # tokens per pair and side
+    if n.size and n.max() > 0xFFFF:
         raise ValueError("a sentence of more than 65,535 tokens cannot be cached")
-    ids = np.concatenate([np.asarray(m.hyp_ids, np.int64), np.asarray(m.ref_ids, np.int64)])
+    ids = np.concatenate([*sides[0], np.zeros(0, np.int64)])
     if ids.size and (ids.min() < 0 or ids.max() >= 1 << 24):
         raise ValueError("token ids must lie in 0..2**24-1 to be cached")
-    ids3 = ids.astype("<u4").view(np.uint8).reshape(-1, 4)[:, :3]  # vocabularies stay below 16.7M
-    return b"".join([_HEADER.pack(len(m.hyp_ids), len(m.ref_ids)), ids3.tobytes(),
-                     np.asarray(m.hyp_max, "<f4").tobytes(), np.asarray(m.ref_max, "<f4").tobytes()])
+    heads = n.astype("<u2").tobytes()
+    ids3 = ids.astype("<u4").view(np.uint8).reshape(-1, 4)[:, :3].tobytes()  # vocabularies stay below 16.7M
+    sims = np.concatenate([*sides[1], np.zeros(0, "<f4")]).astype("<f4").tobytes()
+    ends = np.cumsum(n.sum(axis=1)).tolist()
+    return [heads[4 * i:4 * i + 4] + ids3[3 * a:3 * b] + sims[4 * a:4 * b]
+            for i, (a, b) in enumerate(zip([0, *ends], ends))]
+
+
+def _counts(data: bytes) -> tuple[int, int]:
+    nh, nr = _HEADER.unpack_from(data)
+    if len(data) != _HEADER.size + 7 * (nh + nr):
+        raise ValueError(f"value of {len(data)} bytes for {nh} + {nr} tokens")
+    return nh, nr
 
 
 def decode_matches(data: bytes):
-    nh, nr = _HEADER.unpack_from(data)
-    n = nh + nr
-    if len(data) != _HEADER.size + 7 * n:
-        raise ValueError(f"value of {len(data)} bytes for {nh} + {nr} tokens")
-    off = _HEADER.size
-    raw = np.frombuffer(data, np.uint8, 3 * n, off).reshape(n, 3)
-    ids = np.zeros((n, 4), np.uint8)
-    ids[:, :3] = raw
-    ids = ids.view("<u4").reshape(n).astype(np.int32)
-    sims = np.frombuffer(data, "<f4", n, off + 3 * n)
-    return TokenMatches(ids[:nh], sims[:nh], ids[nh:], sims[nh:])
+    return decode_many([data])[0]
+
+
+def decode_many(values: Sequence[bytes]) -> list:
+    """:func:`decode_matches` of each: the ids and similarities of all values joined, converted at once, then cut."""
+    n = np.array([_counts(v) for v in values], np.int64).reshape(-1, 2)
+    k = n.sum(axis=1).tolist()
+    ids = np.zeros((sum(k), 4), np.uint8)
+    ids[:, :3] = np.frombuffer(b"".join([v[4:4 + 3 * t] for v, t in zip(values, k)]), np.uint8).reshape(-1, 3)
+    ids, sims = ids.view("<u4").ravel().astype(np.int32), np.frombuffer(b"".join(
+        [v[4 + 3 * t:] for v, t in zip(values, k)]), "<f4")
+    ends = np.cumsum(n.ravel()).tolist()
+    return [TokenMatches(ids[a:b], sims[a:b], ids[b:c], sims[b:c])
+            for a, b, c in zip([0, *ends[1::2]], ends[0::2], ends[1::2])]
 
 
 class MatchStore:
@@ -138,16 +158,15 @@ class MatchStore:
                 try:
                     if zlib.crc32(data) != crc:
                         raise ValueError("checksum mismatch")
-                    out[bytes(key)] = decode_matches(data)
+                    _counts(data)
+                    out[bytes(key)] = data
                 except (ValueError, struct.error) as err:
                     warnings.warn(f"match cache {self.path}: a damaged entry ({err}) is recomputed", stacklevel=2)
-        return out
+        return dict(zip(out, decode_many(list(out.values()))))  # all values at once
 
     def put_many(self, items: Iterable[tuple[bytes, object]]) -> None:
-        rows = []
-        for key, m in items:
-            data = encode_matches(m)
-            rows.append((key, data, zlib.crc32(data)))
+        items = list(items)  # encoded all at once
+        rows = [(key, data, zlib.crc32(data)) for (key, _), data in zip(items, encode_many([m for _, m in items]))]
         try:
             with self._db:  # one transaction per batch: a killed run keeps what it committed
                 self._db.executemany("INSERT OR REPLACE INTO pairs (key, data, crc) VALUES (?, ?, ?)", rows)
