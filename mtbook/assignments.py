@@ -147,15 +147,21 @@ def _otter(*args: str, cwd: Path, timeout: float | None = None) -> subprocess.Co
     in a session of its own, which killing otter alone leaves running."""
     proc = subprocess.Popen([sys.executable, "-m", "otter", *args], cwd=cwd, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = _communicate(proc, timeout, "timed out")
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def _communicate(proc: subprocess.Popen, timeout: float, what: str) -> tuple[str, str]:
+    """``proc``'s output; on a timeout or an interrupt its whole process tree is killed first
+    (a timeout raises TimeoutError: "<what> after N s")."""
     try:
-        out, err = proc.communicate(timeout=timeout)
+        return proc.communicate(timeout=timeout)
     except BaseException as e:
         _kill_tree(proc.pid)
         proc.communicate()
         if isinstance(e, subprocess.TimeoutExpired):
-            raise TimeoutError(f"timed out after {timeout:g} s") from None
+            raise TimeoutError(f"{what} after {timeout:g} s") from None
         raise
-    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 def _kill_tree(pid: int) -> None:
@@ -507,14 +513,7 @@ def _check_in_fresh_process(solution: Path, answers: bytes, timeout: float) -> l
         proc = subprocess.Popen([sys.executable, "-c", code, str(solution), str(answers_file), str(result_file)],
                                 cwd=tmp, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, env={**os.environ, "MPLBACKEND": "Agg"})
-        try:
-            _, err = proc.communicate(timeout=timeout)
-        except BaseException as e:
-            _kill_tree(proc.pid)
-            proc.communicate()
-            if isinstance(e, subprocess.TimeoutExpired):
-                raise TimeoutError(f"checking the answers timed out after {timeout:g} s") from None
-            raise
+        _, err = _communicate(proc, timeout, "checking the answers timed out")
         if proc.returncode != 0 or not result_file.is_file():
             raise RuntimeError(f"checking the answers failed (exit status {proc.returncode}): {err[-3000:]}")
         return [QuestionResult(**r) for r in json.loads(result_file.read_text(encoding="utf-8"))]
