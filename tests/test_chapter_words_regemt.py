@@ -361,8 +361,10 @@ def test_repeats_outside_the_split_table_are_counted_once_too():
 # -- the macros -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("low, high, text", [
-    (0.01, 0.2, "p = 0.010–0.200"),
+    (0.01, 0.2, "p from 0.010 to 0.200"),
     (0.0, 0.2, "p from < 0.001 to 0.200"),
+    (0.0, 0.0004, "p < 0.001"),  # never "0.000"
+    (0.0002, 0.0004, "p < 0.001"),
     (0.05, 0.05, "p = 0.050"),
     (0.0, 0.0, "p < 0.001"),
     (None, None, "not tested"),

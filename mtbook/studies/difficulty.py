@@ -481,8 +481,8 @@ def _above(rows: Sequence[Compared], alpha: float = ALPHA) -> int:
 def family_display(rows: Sequence[Compared], b: str = DA) -> pd.DataFrame:
     """The page's comparisons with ``b`` as one table: per evaluation set, subset, other metric
     (A) and number of systems, for each statistic (columns ``(stat, value)``) ``B − A``, ``p``,
-    ``Holm p`` and the verdict (``B better`` written as "DA better", ``A better`` as "other better")."""
-    words = {Verdict.B_BETTER: "DA better", Verdict.A_BETTER: "other better"}
+    ``Holm p`` and the verdict (``B better`` written as "DA-BERTScore better", ``A better`` as "other better")."""
+    words = {Verdict.B_BETTER: "DA-BERTScore better", Verdict.A_BETTER: "other better"}
     records = [{"evalset": r.setting["evalset"], "subset": r.setting["subset"], "other": r.a,
                 "n": r.setting["n"], "stat": r.stat, "B − A": r.delta, "p": r.p, "Holm p": r.p_holm,
                 "verdict": words.get(r.verdict, r.verdict.value)} for r in rows if r.b == b]
