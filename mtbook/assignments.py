@@ -40,11 +40,9 @@ import argparse
 import ast
 import contextlib
 import csv
-import hashlib
 import importlib.util
 import io
 import json
-import numbers
 import os
 import re
 import shutil
@@ -59,6 +57,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from mtbook import sandbox
+from mtlib.fingerprint import fingerprint  # noqa: F401 - the checks' function, public here too
 from mtbook.repository import find_repository, is_repository
 
 __all__ = ["Built", "QuestionResult", "DEFAULT_TIMEOUT", "list_assignments", "build", "grade", "grade_all",
@@ -116,29 +115,6 @@ def _check_names(names: Sequence[str], source_dir: Path | None) -> None:
     if unknown:
         what = f"assignment {unknown[0]!r}" if len(unknown) == 1 else f"assignments {unknown}"
         raise ValueError(f"unknown {what}; assignments: {known}")
-
-
-def fingerprint(value: Any, digits: int = 4) -> str:
-    """A short hash of ``value``, its numbers rounded to ``digits`` decimals.
-
-    A visible check compares an answer's fingerprint with the right answer's, so that it catches
-    any wrong value without showing the right one in the student notebook. Numbers (int or
-    float alike), strings, booleans, sequences, arrays, pandas Series (their values in order) and
-    dicts (by key) are understood; anything else (``...``, ``None``) matches no answer."""
-    return hashlib.sha256(_canonical(value, digits).encode()).hexdigest()[:12]
-
-
-def _canonical(value: Any, digits: int) -> str:
-    if isinstance(value, (str, bool, np.bool_)):
-        return repr(value if isinstance(value, str) else bool(value))
-    if isinstance(value, numbers.Real):
-        return f"{float(value) + 0.0:.{digits}f}"  # + 0.0 turns -0.0 into 0.0
-    if isinstance(value, dict):
-        items = sorted((str(k), _canonical(v, digits)) for k, v in value.items())
-        return "{" + ",".join(f"{k}:{v}" for k, v in items) + "}"
-    if isinstance(value, (list, tuple)) or hasattr(value, "__array__"):
-        return "[" + ",".join(_canonical(v, digits) for v in np.asarray(value).ravel().tolist()) + "]"
-    return repr(value)
 
 
 def _otter(*args: str, cwd: Path, timeout: float | None = None) -> subprocess.CompletedProcess:

@@ -349,11 +349,13 @@ def _build_view(job: dict) -> None:
                 raise
 
 
-def _set_limits(limits: dict, cpu: int) -> None:
+def _set_limits(limits: dict, cpu: int, isolated: bool = True) -> None:
     """The resource limits, each at most the hard limit already in force (an unprivileged
-    caller cannot raise it)."""
-    for which, value in [(resource.RLIMIT_CPU, cpu), (resource.RLIMIT_AS, limits["memory"]),
-                         (resource.RLIMIT_NPROC, limits["processes"]), (resource.RLIMIT_NOFILE, limits["open_files"]),
+    caller cannot raise it). RLIMIT_NPROC counts every process of the user id, so it is set only
+    for the sandbox's own user id: outside it, the teacher's own processes would count too."""
+    nproc = [(resource.RLIMIT_NPROC, limits["processes"])] if isolated else []
+    for which, value in [(resource.RLIMIT_CPU, cpu), (resource.RLIMIT_AS, limits["memory"]), *nproc,
+                         (resource.RLIMIT_NOFILE, limits["open_files"]),
                          (resource.RLIMIT_FSIZE, limits["file_size"]), (resource.RLIMIT_CORE, 0)]:
         hard = resource.getrlimit(which)[1]
         value = value if hard == resource.RLIM_INFINITY else min(value, hard)
@@ -422,7 +424,7 @@ def _init(job: dict) -> int:
             os.dup2(log_fd, 1)
             os.dup2(log_fd, 2)
             os.chdir(work)
-            _set_limits(job["limits"], job["cpu"])
+            _set_limits(job["limits"], job["cpu"], isolated)
             if isolated:
                 os.setgroups([])
                 os.setresgid(job["uid"], job["uid"], job["uid"])

@@ -282,5 +282,7 @@ def test_accuracy_findings_pool_name_ties_and_count_pairs():
     up = {f"s{i}": float(i) for i in range(4)}
     oriented = {lp: {"A": up, "B": dict(up), "C": {**up, "s0": 5.0}} for lp in humans}  # C misorders 3 of 6
     acc = study.accuracy_findings(study.pairwise_accuracy_table(oriented, humans, {lp: {"all": None} for lp in humans}))
-    assert acc == [{"where": "pooled", "subset": "all", "pairs": 12, "best": ["A", "B"], "best_value": 1.0,
+    each = {"pairs": 6, "best": ["A", "B"], "best_value": 1.0, "worst": ["C"], "worst_value": 0.5, "spread": 3}
+    assert acc == [{"where": "de-en", "subset": "all", **each}, {"where": "en-de", "subset": "all", **each},
+                   {"where": "pooled", "subset": "all", "pairs": 12, "best": ["A", "B"], "best_value": 1.0,
                     "worst": ["C"], "worst_value": 0.5, "spread": 6}]

@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from mtbook import comparisons, paper_results
+from mtbook import comparisons, paper_results, words
 from mtbook.studies import difficulty as study
 from mtbook.studies.difficulty import DA, DA_RAW
 from mtlib.bertscore import SentenceMean, TokenMatches
@@ -238,3 +238,11 @@ def test_each_range_verdict_has_its_words(verdict, words):
     found = findings(["wmt19 de-en"])
     found["robust"]["top_r"][0]["verdict"] = verdict
     assert f"| {words} |" in rendered(found)
+
+
+def test_k_lists_are_written_as_runs():
+    from pathlib import Path
+    macros = words.chapter_macros(Path(__file__).resolve().parents[1] / "notebooks" / "difficulty_aware_bertscore.ipynb")
+    got = [words.render_template("{{ m.k_list(f.ks) }}", {"ks": ks}, macros=macros)
+           for ks in ([3, 4, 5, 6], [3, 4, 5, 6, 9, 12, 13], [], [7])]
+    assert got == ["3–6", "3–6, 9, 12–13", "none", "7"]

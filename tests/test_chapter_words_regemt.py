@@ -353,7 +353,8 @@ def test_repeats_outside_the_split_table_are_counted_once_too():
     got = words.render_template("{{ m.shared_note(f.shared, 'seed 3', 42) }}", {"shared": {"splits": 1, "context": 2}},
                                 macros=MACROS)
     assert got == (" The split table's 1 row on the split of seed 3 is a test of Table 1's comparison table (ensemble "
-                   "seed 42) and counts there, once. 2 further rows repeat a test counted before, and count once.")
+                   "seed 42) and counts there, once. 2 further rows repeat bit for bit a test counted before (the same data, "
+                   "fits and draws, as under an ensemble seed that changed neither fit), and count once.")
     assert words.render_template("{{ m.shared_note(f.shared, 'alphabetical', 42) }}", {"shared": {}},
                                  macros=MACROS) == ""
 

@@ -242,9 +242,10 @@ def test_topk_findings_count_where_da_is_above_per_set():
     curves = pd.DataFrame(rows, columns=["evalset", "k", "metric", "value"])
     a, b = study.topk_findings(curves)
     # K <= 10: K = 3 above, 4 tied, 6 below; over all K, K = 12 adds one above
-    assert a == {"evalset": "a", "competitive_k": 10, "competitive": {"n": 3, "above": 1, "below": 1},
-                 "all": {"n": 4, "above": 2, "below": 1}, "k6": {"bertscore": 0.1, "da": 0.0}}
-    assert b["k6"] is None and b["competitive"] == {"n": 1, "above": 0, "below": 1}
+    assert a == {"evalset": "a", "competitive_k": 10, "competitive": {"n": 3, "above": 1, "below": 1, "level": 1},
+                 "all": {"n": 4, "above": 2, "below": 1, "level": 1}, "k6": {"bertscore": 0.1, "da": 0.0},
+                 "above_k": [3, 12]}
+    assert b["k6"] is None and b["competitive"] == {"n": 1, "above": 0, "below": 1, "level": 0}
 
 
 def test_example_rows_and_table3_findings():

@@ -333,9 +333,11 @@ def test_segment_leader_test_pools_the_judged_pairs():
            "M2": {"A": [3.0, 1.0, 2.0, 0.0], "B": [1.0, 0.0, 4.0, 2.0], "C": [0, 0, 0, 0]}}
     test = ods.segment_leader_test(seg, human_seg, {"M1": 1.0, "M2": 0.2}, seed=SEED)
     h = [1.0, 2.0, 3.0, None, 2.5, None, 4.0, 0.5]
-    expected = compare([3, 1, 2, 0, 1, 0, 4, 2], [1, 2, 3, 9, 2.5, 7, 4, 0.5], h, "kendall", unit="segment", seed=SEED)
+    # the pairs of one segment are swapped together: segments 0..3 of A, then of B
+    expected = compare([3, 1, 2, 0, 1, 0, 4, 2], [1, 2, 3, 9, 2.5, 7, 4, 0.5], h, "kendall", unit="segment",
+                       clusters=[0, 1, 2, 3, 0, 1, 2, 3], seed=SEED)
     setting, a, b, stat, c = test["entry"]
-    assert (test["leaders"], a, b, stat, c.n, c.unit) == (["M1"], "M2", "M1", "τ", 6, "segment")
+    assert (test["leaders"], a, b, stat, c.n, c.unit, c.n_units) == (["M1"], "M2", "M1", "τ", 6, "segment", 4)
     assert c.p == expected.p and c.corr_b == pytest.approx(1.0) and c.alternative == "two-sided"
     assert setting == {"analysis": "leading metric", "level": "segment", "systems": "all (2)"}
     # 0.5 and 0.5004 are not equal: 0.5004 leads (a tie is exact, not "equal to three decimals")
@@ -352,7 +354,8 @@ def test_segment_leader_test_pools_the_judged_pairs():
     no_next = {**test, "next": None, "entry": None}
     assert segment_sentence(no_next) == "* Segment level (Kendall τ, pooled): M1 +1.000, M2 +0.200."
     note = summary(**ods.page_findings(None, test, None))
-    assert "(at segment level, each judged (system, segment) pair's two scores on their own); the page ran 1 such" in note
+    assert ("(at segment level, all systems' scores of one segment together: they share its source and reference); "
+            "the page ran 1 such") in note
 
 
 def test_da_comparison_tests_dabertscore_against_bertscore():

@@ -299,15 +299,12 @@ class Table2Findings:
 
 
 def accuracy_findings(accuracy: pd.DataFrame) -> list[dict[str, Any]]:
-    """The pairwise-accuracy table (:func:`pairwise_accuracy_table`) in a few numbers, per subset,
-    pooled over language pairs where the table pools them: ``where`` (``pooled`` or the language
+    """The pairwise-accuracy table (:func:`pairwise_accuracy_table`) in a few numbers, per column
+    (language pair, or ``pooled`` over them, and subset): ``where`` (``pooled`` or the language
     pair), ``pairs``, the ``best`` and ``worst`` metrics (ties: every metric at that value) with
     their accuracy, and ``spread`` (best minus worst, in system pairs)."""
     out = []
-    pooled = "pooled" in accuracy.columns.get_level_values("lp")
     for (lp, subset) in accuracy.columns:
-        if pooled and lp != "pooled":
-            continue
         col, pairs = accuracy[(lp, subset)].dropna(), accuracy.attrs["pairs"][(lp, subset)]
         if col.empty:
             continue

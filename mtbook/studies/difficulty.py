@@ -771,17 +771,20 @@ def table3_findings(rows: Sequence[Mapping[str, Any]], *, has_set: bool, n_segme
 def topk_findings(curves: pd.DataFrame, competitive: int = 10) -> list[dict[str, Any]]:
     """The paper's Figure 2 (``curves``: :func:`topk_curves`), per evaluation set: over the K up to
     ``competitive`` (the paper: "especially when ... K <= 10") and over all K, at how many K
-    DA-BERTScore's correlation is above BERTScore's (``above``), below it (``below``), and the
-    number of K (``n``); ``k6``: both at K = 6 (the paper's example), None when the set has fewer."""
+    DA-BERTScore's correlation is above BERTScore's (``above``), below it (``below``), level with it
+    (``level``), and the number of K (``n``); ``above_k``: the K where it is above; ``k6``: both at
+    K = 6 (the paper's example), None when the set has fewer."""
     out = []
     for key, c in curves.groupby("evalset", sort=False):
         wide = c.pivot(index="k", columns="metric", values="value")  # an undefined τ stays NaN, uncounted
         diff = wide[DA] - wide["BERTScore"]
-        counts = {name: {"n": int(d.notna().sum()), "above": int((d > 0).sum()), "below": int((d < 0).sum())}
+        counts = {name: {"n": int(d.notna().sum()), "above": int((d > 0).sum()), "below": int((d < 0).sum()),
+                         "level": int((d == 0).sum())}
                   for name, d in (("competitive", diff[diff.index <= competitive]), ("all", diff))}
         k6 = ({"bertscore": float(wide.loc[6, "BERTScore"]), "da": float(wide.loc[6, DA])} if 6 in wide.index
               else None)
-        out.append({"evalset": key, "competitive_k": competitive, **counts, "k6": k6})
+        out.append({"evalset": key, "competitive_k": competitive, **counts, "k6": k6,
+                    "above_k": [int(k) for k in diff.index[diff > 0]]})
     return out
 
 

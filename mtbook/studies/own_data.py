@@ -230,9 +230,10 @@ def bootstrap_findings(boot: pd.DataFrame) -> dict:
 def segment_leader_test(seg_scores: Mapping[str, Mapping[str, Sequence[float]]],
                         human_seg: Mapping[str, Sequence[float | None]], values: Mapping[str, float], *,
                         method: str = "kendall", n_permutations: int = 1000, seed: int | None = None) -> dict:
-    """PERM-BOTH at segment level, pooled over the judged (system, segment) pairs, two-sided, each
-    pair's two scores swapped on its own (``unit="segment"``): does the metric with the highest
-    ``values`` correlate better than the next one?
+    """PERM-BOTH at segment level, pooled over the judged (system, segment) pairs, two-sided, the
+    pairs of one segment swapped together (``unit="segment"``: every system's translation of a
+    segment shares its source and reference, so they are not independent): does the metric with
+    the highest ``values`` correlate better than the next one?
 
     Args:
         seg_scores: metric -> system -> segment scores, oriented (higher = better).
@@ -252,9 +253,11 @@ def segment_leader_test(seg_scores: Mapping[str, Mapping[str, Sequence[float]]],
     a = np.concatenate([np.asarray(seg_scores[nxt][s], float) for s in systems])
     b = np.concatenate([np.asarray(seg_scores[leaders[0]][s], float) for s in systems])
     h = [v for s in systems for v in human_seg[s]]
+    segment = [i for s in systems for i in range(len(human_seg[s]))]
     out["entry"] = ({"analysis": "leading metric", "level": "segment", "systems": f"all ({len(systems)})"}, nxt,
                     leaders[0], STAT_LABELS["tau" if method == "kendall" else "r"],
-                    compare(a, b, h, method, unit="segment", n_permutations=n_permutations, seed=seed))
+                    compare(a, b, h, method, unit="segment", clusters=segment, n_permutations=n_permutations,
+                            seed=seed))
     return out
 
 
