@@ -878,12 +878,13 @@ def table3_findings(t3: pd.DataFrame, paper: pd.DataFrame, tolerance: float = 0.
         return out
     both = t3.pivot_table(index=["lp", "test_set", "metric"], columns="subset", values="value", dropna=False).round(3)
     d = (both["VAT (ours)"] - both["original"]).round(3) if "VAT (ours)" in both else pd.Series(dtype=float)
+    d = d.dropna()  # the run's cells only (the pivot also makes the combinations the run lacks)
     out.update(cells=len(d), ours=change_counts(d), ours_median=_f(d.median()))
     if "VAT (released)" in both:
         dr = (both["VAT (released)"] - both["original"]).round(3).dropna()
         out.update(released=change_counts(dr), released_median=_f(dr.median()))
     p3 = paper.pivot_table(index=["lp", "test_set", "metric"], columns="subset", values="paper")
-    p3 = p3.reindex(both.index).dropna()
+    p3 = p3.reindex(d.index).dropna()  # the paper's change on the same cells as ours
     out["paper"] = change_counts((p3["VAT"] - p3["original"]).round(3))
     whole = t3[t3.subset == "original"]
     zh = whole[(whole.metric == "BLEU") & (whole.lp == "en-zh")].sort_values("test_set")
