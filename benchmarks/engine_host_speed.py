@@ -6,11 +6,11 @@ costs beyond it is the engine's own work: tokenising, padding, matching, P/R/F, 
 cache. Measured as process CPU time (not wall time, which a busy machine inflates), on WMT19
 de-en, the first N segments of every system, for both matchings (issue 36's goal: <= 15 µs
 per pair). Each engine runs in its own process with PYTHONPATH pointing at its checkout (the
-old one e.g. a ``git worktree add /tmp/oldengine HEAD`` made before a change), the best of
+old one e.g. a ``git worktree add ../oldengine HEAD`` made before a change), the best of
 ``--repeats`` cold runs, each into a fresh match cache; then a warm run reads that cache back.
 The two engines' P/R/F and their cache files (every key, value and checksum) are compared.
 
-    MTLIB_DATA=/work/shared/data python benchmarks/engine_host_speed.py --old /tmp/oldengine
+    MTLIB_DATA=../shared/data python benchmarks/engine_host_speed.py --old ../oldengine
 """
 
 from __future__ import annotations
