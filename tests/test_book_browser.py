@@ -4,7 +4,8 @@ no raw TeX ($r$, \\tau) or stray "$" left in the text, every image loads, no scr
 page requests anything from outside the book (it must work offline), no page scrolls sideways,
 no table runs past the text column without its own scrollbar, and no warning output is shown.
 And the reading rules: no paragraph over 120 words, no sentence said twice on a page, no
-plumbing code (glue, display(Markdown(...)), publish) shown."""
+plumbing code (glue, display(Markdown(...)), publish) shown, a Conclusion of at most six shown
+bullets of at most 60 words."""
 
 import os
 import shutil
@@ -84,7 +85,17 @@ PAGE_RULES_JS = r"""() => {
   const cut = [...column.querySelectorAll('pre')].filter(e => e.getClientRects().length
       && e.scrollWidth > e.clientWidth + 2 && !['auto', 'scroll'].includes(getComputedStyle(e).overflowX))
     .map(e => e.textContent.trim().slice(0, 60));
-  return {raw, tables, warnings, mathErrors, dollars, long, repeated, plumbing, cut,
+  // A Conclusion is at most six shown bullets of about 50 words (60 at most); the rest is collapsed.
+  const conclusion = [];
+  for (const h of column.querySelectorAll('h2')) {
+    if (!/^Conclusion/.test(h.textContent.trim())) continue;
+    const section = h.closest('section') || h.parentElement;
+    const bullets = [...section.querySelectorAll('li')].filter(li => li.closest('section') === section
+      && !li.parentElement.closest('li, details, table') && li.getClientRects().length);
+    if (bullets.length > 6) conclusion.push(`${bullets.length} bullets`);
+    for (const li of bullets) if (words(li.textContent) > 60) conclusion.push(`${words(li.textContent)} words: ${li.textContent.trim().slice(0, 60)}`);
+  }
+  return {raw, tables, warnings, mathErrors, dollars, long, repeated, plumbing, cut, conclusion,
           width: document.documentElement.scrollWidth, view: window.innerWidth};
 }"""
 
@@ -158,7 +169,8 @@ def _page_problems(browser, page, name, *, known_stale: bool = False) -> tuple[l
         problems.append(f"{name}: code cut at the right edge {rules['cut'][:3]}")
     if not known_stale:  # a known-stale page shows the code and words it was executed with (its banner says so)
         for key, what in [("warnings", "warning output shown"), ("long", "paragraphs over 120 words"),
-                          ("repeated", "sentences said twice"), ("plumbing", "plumbing code shown")]:
+                          ("repeated", "sentences said twice"), ("plumbing", "plumbing code shown"),
+                          ("conclusion", "a Conclusion over six bullets of 60 words")]:
             if rules[key]:
                 problems.append(f"{name}: {what} {rules[key][:3]}")
     tab.close()
@@ -231,6 +243,13 @@ def test_the_reading_rules_catch_long_paragraphs_repeats_plumbing_and_maths_erro
     assert "MathJax errors [" in text and "tag not allowed in split environment" in text
     assert "plumbing code shown ['glue(\"n\", Markdown(text), display=False)']" in text
     assert "warning output shown ['/x.py:3: UserWarning: removed a byte-order mark']" in text
+    bullet = " ".join(["claim"] * 61)
+    page.write_text('<html><body><main><article class="bd-article"><section><h2>Conclusion</h2><ul>'
+                    + f"<li>{bullet}</li>" + "<li>One short claim.</li>" * 6
+                    + '</ul><details><ul>' + "<li>Collapsed.</li>" * 9 + "</ul></details></section>"
+                    "<section><h2>Next</h2><ul>" + "<li>Elsewhere.</li>" * 9 + "</ul></section></article></main></body></html>")
+    text = "\n".join(_page_problems(browser, page, "conclusion.html")[0])
+    assert "a Conclusion over six bullets of 60 words ['7 bullets', '61 words: claim claim" in text
     page.write_text('<html><body><main><article class="bd-article" style="width: 400px">'
                     f'<pre style="overflow-x: hidden">{"x" * 300}</pre>'
                     f'<pre style="overflow-x: auto">{"y" * 300}</pre></article></main></body></html>')

@@ -80,7 +80,7 @@ def test_source_based_compositionality_compares_two_languages():
 # -- data ---------------------------------------------------------------------------------------
 
 def test_mqm_rows_leave_out_references_and_unrated_segments(tmp_path):
-    from mtlib.regemt.datasets import mqm_rows
+    from mtbook.studies.regemt.datasets import mqm_rows
     root = make_mtme(tmp_path / "mtme")
     base = root / "toy" / "human-scores"
     (base / "de-en.mqm.seg.score").write_text((base / "de-en.wmt-z.seg.score").read_text())
@@ -96,7 +96,7 @@ def test_mqm_rows_leave_out_references_and_unrated_segments(tmp_path):
 
 
 def test_da_and_critical_error_rows(tmp_path):
-    from mtlib.regemt.datasets import critical_error_rows, da_rows
+    from mtbook.studies.regemt.datasets import critical_error_rows, da_rows
     write_lines(tmp_path / "wmt-da-seg" / "wmt15" / "de-en.tsv",
                 ["lp\tsrc\tmt\tref\tscore", 'de-en\tEr sagte "ja".\tHe said "yes.\tHe said "yes".\t0.5',
                  "de-en\tNein.\tNo.\tNo.\t-1.25"])

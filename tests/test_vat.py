@@ -15,7 +15,7 @@ from mtlib.metrics import BLEU, get_metric
 from mtlib.scoring import score_systems
 from mtlib.vat import (NotReleased, kept_ids, read_ids_json, released_ids, released_subset, segment_scores, segment_std, select,
                        write_ids_json, write_vat_set)
-from mtlib.vat import analysis as va
+from mtbook import subsets as va
 from mtlib.vat.cli import file_tag, main as vat_main
 
 

@@ -6,10 +6,9 @@ and syntactic metrics.
   them; :mod:`~mtlib.metrics.contextual` — ``SCM-contextual`` and ``WMD-contextual`` over an
   encoder's token vectors; :mod:`~mtlib.metrics.compositionality` — the part-of-speech bigram
   distance (all registered metrics, usable reference- or source-based);
-* :mod:`~mtlib.regemt.datasets` — judged translations (MQM, WMT15/16 DA, critical errors);
 * :mod:`~mtlib.regemt.scores` — every metric for every judged translation (the features);
   :mod:`~mtlib.regemt.features` — Reg-base's lengths;
 * :mod:`~mtlib.regemt.ensemble` — the regressor, the source-grouped split, the ablation and
-  permutation importance (the paper's evaluation protocol is the book's:
-  ``mtbook.studies.regemt.experiment``).
+  permutation importance (the paper's data and evaluation protocol are the book's:
+  ``mtbook.studies.regemt.datasets`` and ``.experiment``).
 """

@@ -6,8 +6,6 @@ Keep the test segments on which the systems' scores vary most:
   metric, their standard deviation, the kept ids for a filtering percentage, and writing a
   filtered test set in the released format;
 * :mod:`mtlib.vat.release` — the sets the authors released, as evaluation-set subsets;
-* :mod:`mtlib.vat.analysis` — what distinguishes kept from filtered segments, and how a
-  kept set compares with random subsets of the same size;
 * :mod:`mtlib.vat.cli` — ``mtlib vat`` on an evaluation set or on plain files.
 """
 

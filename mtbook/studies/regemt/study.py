@@ -44,7 +44,7 @@ from scipy import stats as sps
 from mtlib.bootstrap import group_codes, group_resample_counts
 from mtlib.correlation import resampled_spearman
 from mtlib.data import STANDARD_REFERENCES
-from mtlib.regemt import datasets
+from mtbook.studies.regemt import datasets
 from mtlib.regemt.ensemble import ablation, permutation_importance, split_by_source
 from mtbook.studies.regemt.experiment import REG_BASE, REGEMT, Evaluation, evaluate, group_bootstrap, spearman_table
 from mtlib.regemt.scores import (COMPOS_ROW, EXTRA, Encoder, columns_for, length_table, score_rows,
@@ -289,7 +289,7 @@ def with_shown(ev: Evaluation, shown: pd.DataFrame | None) -> Evaluation:
 
 def load_mqm_sets(keys: Sequence[str], featurize: Featurizer, *, split_seed: int | None = None,
                   n_segments: int | None = None, root=None) -> dict[str, JudgedSet]:
-    """``"TESTSET LP"`` -> its :func:`judged_set` of :func:`~mtlib.regemt.datasets.mqm_rows`."""
+    """``"TESTSET LP"`` -> its :func:`judged_set` of :func:`~mtbook.studies.regemt.datasets.mqm_rows`."""
     out = {}
     for key in keys:
         test_set, lp = key.split()

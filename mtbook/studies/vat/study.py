@@ -42,7 +42,7 @@ from mtbook.paper_tables import beside_paper, wide_beside_paper
 from mtlib.scoring import SystemStats, score_systems
 from mtlib.significance import compare_systems, holm
 from mtbook.testsets import TEXT_CAVEAT
-from mtlib.vat import analysis as va
+from mtbook import subsets as va
 from mtlib.vat.filtering import as_system_stats, bertscore_segment_scores, kept_ids, segment_scores, segment_std
 from mtlib.vat.release import NotReleased, release_folder, released_ids
 
@@ -615,7 +615,7 @@ def paraphrase_table(r: Direction, paper: Sequence[float] | None = None, paraphr
 # -- against chance and noise ------------------------------------------------------------------
 
 def random_subset_table(R: Mapping[str, Direction], draws: int, seed: int) -> pd.DataFrame:
-    """:func:`~mtlib.vat.analysis.random_subset_comparison` (Pearson and Kendall) of each kept
+    """:func:`~mtbook.subsets.random_subset_comparison` (Pearson and Kendall) of each kept
     set (ours, released) of every direction with at least 4 human scores, stacked with columns
     evalset, test_set, subset."""
     rows = []
@@ -648,7 +648,7 @@ def _pearson(rand: pd.DataFrame, subset: str) -> pd.DataFrame:
 
 def bootstrap_verdicts(R: Mapping[str, Direction], n_resamples: int, seed: int,
                        subsets: Sequence[str] = tuple(KEPT_SETS)) -> pd.DataFrame:
-    """:func:`~mtlib.vat.analysis.bootstrap_subset_difference` of each kept set (ours, released)
+    """:func:`~mtbook.subsets.bootstrap_subset_difference` of each kept set (ours, released)
     for every direction with at least 4 human scores (columns metric, …, evalset, subset) with a
     ``verdict``: ``VAT better`` (interval above 0), ``VAT worse`` (below) or ``undecided``."""
     rows = []

@@ -1,5 +1,8 @@
 """What a variance-aware subset is, and whether it beats a random subset of the same size.
 
+The book's analysis of kept sets (the VAT and own-data chapters); selecting a set is
+:mod:`mtlib.vat`.
+
 * Set agreement: :func:`jaccard` and :func:`expected_jaccard` (two independent uniform
   random subsets of the given sizes, exactly, from the hypergeometric distribution).
 * Evaluating on a subset: :func:`restrict` (a :class:`~mtlib.scoring.SystemStats` on some
