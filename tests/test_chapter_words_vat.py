@@ -169,7 +169,10 @@ def test_an_undefined_correlation_and_the_paper_pairs():
     assert "| wmt19 de-en | top 30% | +0.050 | p = 0.600 | +0.050 | p not defined |" in text
     assert "and in none after Holm's adjustment for the 6 tests (smallest adjusted p = 1.000)" in text
     assert "with 2 systems (wmt19 de-en top30) the test cannot reach $p < 0.05$ (smallest attainable p 0.500)" in text
-    assert "Short +2.0 pp, Long -1.5 pp" in text
+    assert "Short +2.0 pp, Long -1.5 pp (released +2.0, -1.5)" in text
+    assert "Rare +2.0 pp, Frequent -1.5 pp (released +2.0, -1.5)" in text
+    # difficulty: both kept sets, each labelled
+    assert "in wmt19 de-en (ours)" in text and "in wmt19 de-en (released)" in text
     assert "as the paper's general trend, not its exception for de-en, in wmt19 de-en (ours) and wmt19 de-en (released)" in text
     assert not re.search(r"\bnan\b|\bNone\b(?! of)", text)
     raw = raw_page(found)
@@ -189,12 +192,13 @@ def full_findings() -> dict:
     m = ["BLEU", "BERTS-P", "BERTS-R", "BERTS-F"]
 
     def verdict(subset, median, above, below, better, worse, mean, per_set, k_median, k_gain, k_above, k_below, medians):
-        metrics = [vs.MetricStanding(x, md, 0.004) for x, md in zip(m, medians)]
-        hidden = [vs.MetricStanding(x.metric, x.median, x.gain, 21, 39) for x in metrics
+        metrics = [vs.MetricStanding(x, md, 0.004, median_gain=0.001) for x, md in zip(m, medians)]
+        hidden = [vs.MetricStanding(x.metric, x.median, x.gain, 21, 39, x.median_gain) for x in metrics
                   if vs.standing(x.median) is vs.Standing.BELOW_MOST and vs.standing(median) is not vs.Standing.BELOW_MOST]
         rising = [t for t, v in per_set if v >= vs.SAME_CHANGE]
         falling = [t for t, v in per_set if v <= -vs.SAME_CHANGE]
-        kendall = dict(median=k_median, standing=vs.standing(k_median).value, gain=k_gain, above=k_above,
+        kendall = dict(median=k_median, standing=vs.standing(k_median).value, gain=k_gain, median_gain=k_gain / 2,
+                       above=k_above,
                        below=k_below, band=vs.band(k_above, k_below, 156).value,
                        metrics=[dict(metric=x, median=50.0) for x in m])
         claim = (vs.Claim.SUPPORTED_R_TAU_MIXED if vs.standing(median) is vs.Standing.ABOVE_MOST and better > worse
@@ -202,7 +206,7 @@ def full_findings() -> dict:
         return vs.SetVerdict(subset, vs.KEPT_SETS[subset], 39, 156, median, vs.standing(median), 0.004, above, below,
                              3.9, vs.band(above, below, 156), metrics, hidden, kendall, better, worse,
                              156 - better - worse, 156, mean, [dict(test_set=t, change=v) for t, v in per_set],
-                             rising, falling, claim)
+                             rising, falling, claim, median_gain=-0.002)
 
     found["verdicts"] = [
         verdict("VAT (ours)", 38.0, 45, 39, 45, 51, 0.0004, [("WMT17", -0.009), ("WMT18", -0.001), ("WMT19", 0.010)],
@@ -241,6 +245,14 @@ def test_the_full_run_reads_as_the_book():
     assert "WMT17's text here is lowercased and Moses-tokenised and covers 7 of its 14 directions" in text
     assert "{dropdown} All comparisons" in text
     assert "| Pearson $r$: median percentile among random subsets | 38 (BLEU 75, BERTS-P 74, BERTS-R 12, BERTS-F 30) | 83 (" in text
+    # the median gain over random subsets beside the mean, for Pearson and Kendall
+    assert ("| Pearson $r$: median gain over random subsets | -0.002 (BLEU +0.001, BERTS-P +0.001, BERTS-R +0.001, "
+            "BERTS-F +0.001) | -0.002 (") in text
+    assert "| Kendall $\\tau$: mean / median gain over random; above / below the middle 95% | +0.006 / +0.003; 10 / 14 |" in text
+    assert "mean and median gains over random subsets are both positive" in text
+    # no sentence outside the table of all comparisons leans on the mean gain over random subsets
+    prose = text.split("{dropdown} All comparisons")[0] + text.split("**Criteria.**")[1]
+    assert "mean gain" not in prose
     assert not re.search(r"\bnan\b|\bNone\b(?! of)", text)
 
 
@@ -248,3 +260,31 @@ def test_paragraphs_are_short_and_no_sentence_is_repeated():
     raw = raw_page(full_findings())
     assert max(words_per_paragraph(raw)) <= 120, sorted(words_per_paragraph(raw))[-3:]
     assert not repeated_sentences(raw), repeated_sentences(raw)
+
+
+def test_figures_5_to_8_read_a_rounded_tie_as_a_tie():
+    """The difficulty reading (Figure 8) and the share checks (Figures 5-7), over hand-set findings: a
+    middle kept as often as an end at whole percent, and a change shown as 0.0, read as ties, not as
+    directions; the released sets' numbers stand beside ours."""
+    found = full_findings()
+    row = dict(evalset="wmt19 de-en", middle=41.19, hardest=41.0, easiest=29.5)
+    found["kept"]["difficulty"] = [
+        dict(row, subset="ours", label="wmt19 de-en (ours)", vs_hardest="same", vs_easiest="more", reading="tie",
+             as_paper=False),
+        dict(row, subset="released", label="wmt19 de-en (released)", middle=40.0, hardest=35.0, easiest=28.0,
+             vs_hardest="more", vs_easiest="more", reading="as paper", as_paper=True),
+        dict(row, evalset="wmt19 en-de", subset="ours", label="wmt19 en-de (ours)", middle=41.5, hardest=33.0,
+             easiest=44.0, vs_hardest="more", vs_easiest="less", reading="against", as_paper=False)]
+    tie = pd.DataFrame([dict(group="Frequent", **{"all %": 30.0, "kept %": 30.03, "change (pp)": 0.03},
+                             evalset="wmt19 de-en", subset="VAT (ours)")])
+    found["kept"]["freq"]["check"] = vs.share_check(tie, *paper_claims.VAT_SHARE_FINDINGS["freq"])
+    text = page(NAME, found)
+    assert ("the share kept of the middle 80%, the hardest and the easiest 10% is 41/41/30% in wmt19 de-en (ours), "
+            "40/35/28% in wmt19 de-en (released) and 42/33/44% in wmt19 en-de (ours): the middle is kept more often "
+            "than both ends, as in the paper, in wmt19 de-en (released); as often as the hardest 10% at whole percent, "
+            "a tie that reads neither way, in wmt19 de-en (ours); less often than the easiest 10% in wmt19 en-de "
+            "(ours).") in text
+    assert "unchanged at the one decimal shown, so neither way, in wmt19 de-en (ours)." in text
+    assert "not as the paper in wmt19 de-en (ours)" not in text
+    bullets = raw_page(found).split("**Reading Figures 5–8**")[1].split("The paper's explanations")[0]
+    assert max(words_per_paragraph(bullets)) <= 120

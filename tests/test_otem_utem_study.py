@@ -205,12 +205,34 @@ def test_mqm_tests_orient_errors_and_metrics():
     rates = np.array([0, 0.5, 1, 1.5, 2])
     assert c.p == compare([1, 2, 3, 4, 5], -rates, -rates, "pearson", seed=2).p and c.alternative == "two-sided"
     assert study.error_ranges(_ted([1, 2, 3, 4, 5], ADDITIONS), pairs=[("Addition", "OTEM-2")]) == [
-        {"lp": "x", "errors": "Addition", "fewest": 0, "most": 4}]
-    # No system with an error: no correlation, an untested comparison (left out of Holm's count).
-    [none] = study.mqm_tests(_ted([1, 2, 3, 4, 5], {s: [0, 0] for s in "abcde"}), MQM_SIGNS,
+        {"lp": "x", "errors": "Addition", "fewest": 0, "most": 4, "total": 10}]
+    # Every system with the same error rate (two errors each, enough to test): no correlation, an untested
+    # comparison (left out of Holm's count).
+    [same] = study.mqm_tests(_ted([1, 2, 3, 4, 5], {s: [1, 1] for s in "abcde"}), MQM_SIGNS,
                              pairs=[("Addition", "OTEM-2")], seed=2)
-    [row] = comparisons.family([none])
+    [row] = comparisons.family([same])
     assert row.verdict is Verdict.UNTESTED and math.isnan(row.p) and "human scores are constant" in row.reason
+
+
+def test_too_few_marked_errors_are_shown_but_not_tested():
+    # the rule: fewer than 2 per system on average; a Poisson count of mean 2 lands in 0..5 in 95% of draws
+    assert study.MIN_ERRORS_PER_SYSTEM == 2
+    assert study.too_few(25, 13) and not study.too_few(26, 13) and study.too_few(12, 13)
+    assert study.too_few(13, 13)  # one per system on average (WMT21 TED en-de's additions) is not enough
+    assert study.error_rule() == {"per_system": 2, "level": 0.95, "low": 0, "high": 5}
+    # 9 errors over 5 systems (rates 0, 0.5, 0.5, 1, 2.5): below 10, so untested, its correlations still given
+    thin = {"a": [0, 0], "b": [1, 0], "c": [0, 1], "d": [1, 1], "e": [3, 2]}
+    [(setting, a, b, stat, c)] = study.mqm_tests(_ted([1, 2, 3, 4, 5], thin), MQM_SIGNS,
+                                                 pairs=[("Addition", "OTEM-2")], seed=2)
+    rates = np.array([0, 0.5, 0.5, 1, 2.5])
+    assert c.corr_b == pytest.approx(1.0) and c.corr_a == pytest.approx(-np.corrcoef([1, 2, 3, 4, 5], rates)[0, 1])
+    assert math.isnan(c.p) and c.reason == study.TOO_FEW == "too few marked errors to test"
+    [row] = comparisons.family([(setting, a, b, stat, c)])
+    assert row.verdict is Verdict.UNTESTED and comparisons.family_counts([row])["tests"] == 0
+    # the same counts with a lower minimum: tested
+    [(*_, tested)] = study.mqm_tests(_ted([1, 2, 3, 4, 5], thin), MQM_SIGNS, pairs=[("Addition", "OTEM-2")], seed=2,
+                                     per_system=1)
+    assert not math.isnan(tested.p) and tested.delta == pytest.approx(c.delta)
 
 
 def _ted_corr():
@@ -244,25 +266,70 @@ def test_agreements_and_error_totals():
 def test_mqm_findings_rest_on_the_holm_adjusted_p():
     rows = _rows()
     add, om = study.mqm_findings(_ted_corr(), rows, RANGES)
-    assert add == {"lp": "x", "errors": "Addition", "metric": "OTEM-2", "fewest": 1, "most": 3, "own": "above",
-                   "base": "zero", "c": rows[0], "few": True}
+    assert add == {"lp": "x", "errors": "Addition", "metric": "OTEM-2", "fewest": 1, "most": 3, "total": 13,
+                   "systems": 5, "own": "above", "base": "zero", "c": rows[0], "too_few": False}
     assert rows[0].p_holm == pytest.approx(0.008) and rows[0].verdict is Verdict.B_BETTER
-    assert (om["own"], om["base"], om["c"].verdict, om["few"]) == ("above", "above", Verdict.NOT_SHOWN, False)
+    assert (om["own"], om["base"], om["c"].verdict, om["too_few"]) == ("above", "above", Verdict.NOT_SHOWN, False)
+    # 13 additions over 5 systems are too few with a minimum of 3 per system
+    assert study.mqm_findings(_ted_corr(), rows, RANGES, per_system=3)[0]["too_few"]
     # beside 18 more tests, 20 x 0.004 = 0.08: the raw p is below 5%, the adjusted one is not
     lifted = _rows(n_more=18)[0]
     assert lifted.p < 0.05 < lifted.p_holm and lifted.verdict is Verdict.NOT_SHOWN
 
 
 def test_mqm_summary_counts_the_verdicts():
-    # OTEM-2 better on additions, where no system has more than 3 errors: named as resting on few errors
+    rule = {"per_system": 2, "level": 0.95, "low": 0, "high": 5}
     assert study.mqm_summary(_ted_corr(), _rows(), RANGES) == {
-        "n": 2, "tested": 2, "better": 1, "worse": 0, "above": 2, "above_both": 1,
-        "few": [{"metric": "OTEM-2", "lp": "x", "errors": "Addition", "most": 3}]}
-    assert study.mqm_summary(_ted_corr(), _rows(), RANGES, few_errors=2)["few"] == []
+        "n": 2, "tested": 2, "better": 1, "worse": 0, "above": 2, "above_both": 1, "too_few": [], "too_few_sets": [],
+        "untested_other": 0, "rule": rule}
     s = study.mqm_summary(_ted_corr(), _rows(n_more=18), RANGES)
     assert (s["better"], s["worse"]) == (0, 0)
     untested = study.mqm_summary(_ted_corr(), _rows(p_om=math.nan), RANGES)
-    assert untested["tested"] == 1
+    assert (untested["tested"], untested["untested_other"]) == (1, 1)
+
+
+def test_too_few_marked_errors_count_neither_way_in_the_summary():
+    # with at least 3 errors per system required, the 13 additions over 5 systems are too few: even a "better"
+    # verdict there does not count; the 40 omissions still do
+    s = study.mqm_summary(_ted_corr(), _rows(), RANGES, per_system=3)
+    assert (s["n"], s["tested"], s["better"], s["worse"], s["untested_other"]) == (2, 1, 0, 0, 0)
+    assert s["too_few"] == [{"metric": "OTEM-2", "lp": "x", "errors": "Addition", "total": 13, "systems": 5}]
+    assert s["too_few_sets"] == [{"lp": "x", "errors": ["Addition"]}] and s["rule"]["per_system"] == 3
+    # both too few (at least 9 per system): nothing tested, nothing counted
+    both = study.mqm_summary(_ted_corr(), _rows(), RANGES, per_system=9)
+    assert (both["tested"], both["better"], both["untested_other"]) == (0, 0, 0)
+    assert both["too_few_sets"] == [{"lp": "x", "errors": ["Addition", "Omission"]}]
+
+
+def test_mqm_words_read_too_few_as_untested():
+    # The page's MQM bullets and Conclusion rendered over findings with one analysis too thin to test.
+    from mtbook import words
+    from mtbook.findings import as_data
+    root = Path(__file__).parents[1]
+    cells = json.loads((root / "notebooks" / "otem_utem.ipynb").read_text())["cells"]
+    macros = words.chapter_macros(root / "notebooks" / "otem_utem.ipynb")
+    rows = _rows()
+    found = as_data({"mqm": study.mqm_findings(_ted_corr(), rows, RANGES, per_system=3),
+                     "mqm_summary": study.mqm_summary(_ted_corr(), rows, RANGES, per_system=3)})
+    found = json.loads(json.dumps(found))
+    bullets = next("".join(c["source"]) for c in cells if "{% for t in f.mqm %}" in "".join(c["source"]))
+    bullets = bullets[bullets.index("{% set sign"):bullets.index("The comparison with the paper's")]
+    text = " ".join(words.render_template(bullets, found, macros=macros).split())
+    assert ("* x, additions (1–3 per system, 13 in all): OTEM-2's agreement is above zero, BLEU's not distinguishable "
+            "from zero; too few marked errors to test (13 over 5 systems, fewer than 3 per system on average): OTEM-2's "
+            "agreement r of +0.500 against BLEU's +0.100 rests on a handful of events and counts neither way.") in text
+    assert "* x, omissions (6–9 per system): both UTEM-4's and BLEU's agreement intervals lie above zero; UTEM-4 is not" in text
+    conclusion = next("".join(c["source"]) for c in cells if "## Conclusion" in "".join(c["source"]))
+    part = conclusion[conclusion.index("{% set s = f.mqm_summary %}"):conclusion.index("* Table 1,")]
+    line = " ".join(words.render_template(part, found, macros=macros).split())
+    assert line == ("* Figures 3 and 4: Otem or Utem tracks the marked errors better than BLEU in 0 and worse in 0 of 1 "
+                    "MQM analyses (Holm-adjusted p < 0.05); x additions has too few marked errors to test. Otem's or "
+                    "Utem's agreement interval lies above zero in 2 of 2."), line
+    assert len(line.split()) <= 50
+    rule = next("".join(c["source"]) for c in cells if "**Too few marked errors to test.**" in "".join(c["source"]))
+    rule = " ".join(words.render_template(rule, found | {"n_permutations": 1000, "seed": 1}, macros=macros).split())
+    assert ("fewer than 3 errors of its kind per system on average is not tested. Error counts are small counts: a "
+            "system expected to make 3 such errors makes anywhere from 0 to 7 of them in 95% of Poisson draws") in rule
 
 
 # -- Table 1 --------------------------------------------------------------------------------------
@@ -318,3 +385,54 @@ def test_data_line_names_each_set_once_with_its_citation():
                      "2018); all segments of each")
 
 
+
+
+# -- Figures 3-4: labels --------------------------------------------------------------------------
+
+def _free(boxes, points, bounds, marker=4.0):
+    """No two boxes overlap, none covers a point, all lie within bounds."""
+    def overlap(a, b):
+        return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
+    marks = [(x - marker, y - marker, x + marker, y + marker) for x, y in points]
+    return (not any(overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+            and not any(overlap(a, m) for a in boxes for m in marks)
+            and all(bounds[0] <= a[0] and bounds[1] <= a[1] and a[2] <= bounds[2] and a[3] <= bounds[3] for a in boxes))
+
+
+def test_label_boxes_spread_a_crowded_column_without_overlaps():
+    # a lone point: its label right of it, at its height
+    [box] = study.label_boxes([(50, 50)], [(40, 10)], (0, 0, 200, 100))
+    assert box == (56.0, 45.0, 96.0, 55.0)
+    # at the right edge: the label goes left
+    [box] = study.label_boxes([(195, 50)], [(40, 10)], (0, 0, 200, 100))
+    assert box[2] <= 195 - 4 and box[1] == 45.0
+    # six points 3 px apart in one column (as at 0 errors per 100 segments), and two near by
+    points = [(20, 100 + 3 * i) for i in range(6)] + [(60, 104), (25, 40)]
+    sizes = [(60, 12)] * len(points)
+    bounds = (0, 0, 300, 200)
+    boxes = study.label_boxes(points, sizes, bounds)
+    assert _free(boxes, points, bounds)
+    # each label as near its point as it can be: the top one at its own height
+    assert (boxes[5][1] + boxes[5][3]) / 2 == 115
+
+
+def test_annotate_points_leaves_no_two_labels_overlapping():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.text import Text
+    fig, ax = plt.subplots(figsize=(5, 3.4))
+    xs, ys = [0, 0, 0, 0, 0.19, 0.19, 0.38, 0.38], [3.2, 3.15, 2.85, 2.7, 3.2, 3.0, 3.1, 3.05]
+    names = [f"metricsystem{i}" for i in range(len(xs))]
+    ax.scatter(xs, ys)
+    fig.tight_layout()
+    study.annotate_points(ax, xs, ys, names, fontsize=9)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    texts = [Text.get_window_extent(t, renderer) for t in ax.texts]
+    assert [t.get_text() for t in ax.texts] == names and all(t.get_fontsize() == 9 for t in ax.texts)
+    assert not any(a.overlaps(b) for i, a in enumerate(texts) for b in texts[i + 1:])
+    assert all(frame.x0 - 0.5 <= b.x0 and b.x1 <= frame.x1 + 0.5 and frame.y0 - 0.5 <= b.y0 and b.y1 <= frame.y1 + 0.5
+               for b in texts)
+    plt.close(fig)

@@ -604,8 +604,10 @@ def test_share_changes_summaries_and_top_moving():
     with pytest.raises(ValueError, match="kind"):
         vs.share_changes(props, R, "colour")
     found = vs.share_findings(length, "Short", "Long", "Short", +1)
-    assert found["sets"] == [dict(evalset="k", low=pytest.approx(0.0), high=pytest.approx(25.0)),
-                             dict(evalset="m", low=pytest.approx(-50.0), high=pytest.approx(50.0))]
+    # the released set beside ours: k's kept segment 1 is Short (Short 1/1 against 2/4, Long 0 against 1/4); m has none
+    assert found["sets"] == [dict(evalset="k", low=pytest.approx(0.0), high=pytest.approx(25.0),
+                                  released=dict(low=pytest.approx(50.0), high=pytest.approx(-25.0))),
+                             dict(evalset="m", low=pytest.approx(-50.0), high=pytest.approx(50.0), released=None)]
     assert vs.share_findings(length.iloc[:0], "Short", "Long", "Short", +1)["sets"] == []
     assert vs.nnp_findings(pos) == [
         dict(evalset="k", subset="ours", all=pytest.approx(40.0), kept=pytest.approx(200 / 3), change=pytest.approx(80 / 3)),
@@ -630,11 +632,31 @@ def test_kept_by_difficulty_and_its_summary():
     scores = {"A": list(np.arange(10.0)), "B": list(np.arange(10.0) + 1)}  # mean per segment: i + 0.5
     d = make_direction(scores, {"A": 1, "B": 0}, {"VAT (ours)": [0, 2, 3, 9], "VAT (released)": None})
     assert vs.difficulty_findings({"k": d}, ["k"]) == [
-        dict(evalset="k", middle=pytest.approx(25.0), hardest=pytest.approx(100.0), easiest=pytest.approx(100.0),
-             as_paper=False)]
+        dict(evalset="k", subset="ours", label="k (ours)", middle=pytest.approx(25.0), hardest=pytest.approx(100.0),
+             easiest=pytest.approx(100.0), vs_hardest="less", vs_easiest="less", reading="against", as_paper=False)]
     assert vs.difficulty_findings({}, []) == []
     fig = vf.plot_kept_difficulty({"k": d}, ["k"])
-    assert fig.axes[0].get_title() == "k"
+    assert [a.get_title() for a in fig.axes if a.get_visible()] == ["k"]
+    plt.close("all")
+
+
+def test_the_released_set_is_analysed_beside_ours():
+    scores = {"A": list(np.arange(10.0)), "B": list(np.arange(10.0) + 1)}  # hardest segment 0, easiest 9
+    d = make_direction(scores, {"A": 1, "B": 0}, {"VAT (ours)": [0, 2, 3, 9], "VAT (released)": [2, 3, 4, 5]})
+    assert vs.kept_sets(d) == ["VAT (ours)", "VAT (released)"]
+    mean_r, kept = vs.mean_recall_and_kept(d, "VAT (released)")
+    assert mean_r.tolist() == pytest.approx(list(np.arange(10.0) + 0.5)) and np.flatnonzero(kept).tolist() == [2, 3, 4, 5]
+    ours, released = vs.difficulty_findings({"k": d}, ["k"])
+    # released: 4 of the middle 8 kept (50%), neither end
+    assert (released["label"], released["middle"], released["hardest"], released["easiest"]) == (
+        "k (released)", pytest.approx(50.0), 0.0, 0.0)
+    assert (released["reading"], released["as_paper"], ours["reading"]) == ("as paper", True, "against")
+    fig = vf.plot_kept_difficulty({"k": d}, ["k"])
+    assert [a.get_title() for a in fig.axes if a.get_visible()] == ["k, our VAT", "k, released VAT"]
+    # a set without a released one beside it: its second panel stays empty
+    alone = make_direction(scores, {"A": 1, "B": 0}, {"VAT (ours)": [2, 3], "VAT (released)": None})
+    fig = vf.plot_kept_difficulty({"k": d, "m": alone}, ["k", "m"])
+    assert [a.get_title() for a in fig.axes if a.get_visible()] == ["k, our VAT", "k, released VAT", "m"]
     plt.close("all")
 
 
@@ -697,7 +719,17 @@ def test_random_percentile_table_and_summary():
                          "selected": [0.9, 0.5, 0.1, 0.6], "random mean": [0.5, 0.5, 0.5, 0.5]})
     table = vs.random_percentile_table(rand)
     row = table.loc[("VAT (ours)", "pearson", "BLEU")]
-    assert row.tolist() == pytest.approx([3, 50.0, 1, 1, 0.0])
+    assert row.tolist() == pytest.approx([3, 50.0, 1, 1, 0.0, 0.0])
+    # one outlying direction moves the mean gain, not the median: gains +0.4, -0.05, -0.05
+    skewed = vs.random_percentile_table(rand.assign(selected=[0.9, 0.45, 0.45, 0.6]))
+    assert skewed.loc[("VAT (ours)", "pearson", "BLEU"), ["mean_gain_over_random", "median_gain_over_random"]].tolist() \
+        == pytest.approx([0.1, -0.05])
+    [sv] = vs.verdicts(pd.DataFrame({"test_set": ["x"], "ours": [0.02], "released": [np.nan]}),
+                       rand.assign(selected=[0.9, 0.45, 0.45, 0.6]),
+                       pd.DataFrame({"subset": "VAT (ours)", "metric": "BLEU", "verdict": ["undecided"] * 3}))
+    assert (sv.gain, sv.median_gain) == pytest.approx((0.1, -0.05))
+    assert (sv.metrics[0].gain, sv.metrics[0].median_gain) == pytest.approx((0.1, -0.05))
+    assert (sv.kendall["gain"], sv.kendall["median_gain"]) == pytest.approx((0.1, 0.1))
     boot = pd.DataFrame({"subset": "VAT (ours)", "metric": "BLEU", "verdict": ["VAT better", "undecided", "undecided"]})
     gains = pd.DataFrame({"test_set": ["x"], "ours": [0.02], "released": [np.nan]})
     v, = vs.verdicts(gains, rand, boot)
@@ -901,7 +933,14 @@ def test_verdicts_and_the_claim():
     v = vs.set_verdict("VAT (ours)", *verdict_inputs([99.0, 80.0, 90.0], ["VAT better", "VAT better", "undecided"],
                                                      [0.3, 0.3, -0.2], kendall=[98.0, 50.0, 40.0], kendall_gain=0.02))
     assert v.kendall["gain"] == pytest.approx(0.02) and (v.kendall["above"], v.kendall["below"]) == (1, 0)
-    assert v.claim is C.SUPPORTED_R_TAU_MIXED
+    assert v.kendall["median_gain"] == pytest.approx(0.02) and v.claim is C.SUPPORTED_R_TAU_MIXED
+    # ... but not when one outlying direction carries the mean gain and the median gain is not positive
+    gain, rand, boot = verdict_inputs([99.0, 80.0, 90.0], ["VAT better", "VAT better", "undecided"], [0.3, 0.3, -0.2],
+                                      kendall=[98.0, 50.0, 40.0])
+    rand.loc[rand.method == "kendall", "selected"] = [0.7, 0.49, 0.49]
+    v = vs.set_verdict("VAT (ours)", gain, rand, boot)
+    assert v.kendall["gain"] == pytest.approx(0.06) and v.kendall["median_gain"] == pytest.approx(-0.01)
+    assert v.claim is C.SUPPORTED_R_ONLY
     # ... and without that: for Pearson's r only
     v = vs.set_verdict("VAT (ours)", *verdict_inputs([99.0, 80.0, 90.0], ["VAT better", "VAT better", "undecided"],
                                                      [0.3, 0.3, -0.2], kendall=[60.0, 50.0, 1.0], kendall_gain=-0.01))
@@ -951,27 +990,46 @@ def test_share_and_difficulty_checks_against_the_paper():
                        "subset": ["VAT (ours)", "VAT (released)", "VAT (ours)", "VAT (released)", "VAT (ours)"],
                        "group": ["Short", "Short", "Short", "Short", "Long"],
                        "change (pp)": [2.0, -1.0, 3.0, 0.0, -9.0]})
-    # short sentences up, except in de-en (down); a change of 0 agrees with neither direction
+    # short sentences up, except in de-en (down); a change of 0 agrees with neither direction: a tie
     assert vs.share_check(df, "Short", +1, {"de-en": -1}) == dict(
         agree=["t de-en (released)", "t en-de (ours)"], general=["t de-en (ours)"], exception_lps=["de-en"],
-        against=["t en-de (released)"])
+        against=[], same=["t en-de (released)"])
     assert vs.share_check(df, "Short", +1) == dict(agree=["t de-en (ours)", "t en-de (ours)"], general=[],
-                                                   exception_lps=[], against=["t de-en (released)", "t en-de (released)"])
+                                                   exception_lps=[], against=["t de-en (released)"],
+                                                   same=["t en-de (released)"])
     assert vs.share_check(df, "Long", -1)["agree"] == ["t en-de (ours)"]
     assert vs.share_check(df, "Long", +1)["against"] == ["t en-de (ours)"]
-    assert vs.share_check(df, "NNP", +1) == dict(agree=[], general=[], exception_lps=[], against=[])
+    assert vs.share_check(df, "NNP", +1) == dict(agree=[], general=[], exception_lps=[], against=[], same=[])
     assert vs.share_check(df.iloc[:0], "NNP", +1)["agree"] == []
+    # a change shown as +0.0 pp (one decimal) is a tie, not a direction; one of 0.06 shows as +0.1, a direction
+    tiny = df.assign(**{"change (pp)": [0.04, -0.04, 0.06, -0.06, 0.0]})
+    assert vs.share_check(tiny, "Short", +1) == dict(agree=["t en-de (ours)"], general=[], exception_lps=[],
+                                                     against=["t en-de (released)"],
+                                                     same=["t de-en (ours)", "t de-en (released)"])
+    # shown as shares instead (10.0% -> 10.0%, though the change is 0.08 pp): a tie too
+    shares = pd.DataFrame({"evalset": ["t de-en"] * 2, "subset": ["VAT (ours)", "VAT (released)"], "group": "NNP",
+                           "all %": [10.01, 10.01], "kept %": [10.04, 10.2], "change (pp)": [0.03, 0.19]})
+    assert vs.share_check(shares, "NNP", +1, shares=True) == dict(agree=["t de-en (released)"], general=[],
+                                                                  exception_lps=[], against=[],
+                                                                  same=["t de-en (ours)"])
     scores = {"A": list(np.arange(10.0)), "B": list(np.arange(10.0) + 1)}  # hardest segment 0, easiest 9
     middle = make_direction(scores, {"A": 1, "B": 0}, {"VAT (ours)": [2, 3, 4, 5], "VAT (released)": None})
     ends = make_direction(scores, {"A": 1, "B": 0}, {"VAT (ours)": [0, 9, 4], "VAT (released)": None})
-    assert [d["as_paper"] for d in vs.difficulty_findings({"m": middle, "e": ends}, ["m", "e"])] == [True, False]
+    assert [(d["as_paper"], d["reading"]) for d in vs.difficulty_findings({"m": middle, "e": ends}, ["m", "e"])] == [
+        (True, "as paper"), (False, "against")]
 
 
 def test_difficulty_check_compares_the_percentages_as_shown(monkeypatch):
     scores = {"A": list(np.arange(10.0)), "B": list(np.arange(10.0) + 1)}
     d = make_direction(scores, {"A": 1, "B": 0}, {"VAT (ours)": [2, 3], "VAT (released)": None})
-    # 40.7% of the middle against 40.6% of the hardest reads as 41% against 41%: not "more often"
+    # 40.7% of the middle against 40.6% of the hardest reads as 41% against 41%: a tie, neither "more" nor "less"
     monkeypatch.setattr(vs, "kept_by_difficulty", lambda *_: (40.7, 40.6, 10.0))
-    assert not vs.difficulty_findings({"k": d}, ["k"])[0]["as_paper"]
+    [x] = vs.difficulty_findings({"k": d}, ["k"])
+    assert (x["as_paper"], x["reading"], x["vs_hardest"], x["vs_easiest"]) == (False, "tie", "same", "more")
     monkeypatch.setattr(vs, "kept_by_difficulty", lambda *_: (41.6, 40.5, 10.0))
-    assert vs.difficulty_findings({"k": d}, ["k"])[0]["as_paper"]
+    [x] = vs.difficulty_findings({"k": d}, ["k"])
+    assert x["as_paper"] and x["reading"] == "as paper"
+    # 41.4% against 41.6%: 41% against 42%, less often than the hardest
+    monkeypatch.setattr(vs, "kept_by_difficulty", lambda *_: (41.4, 41.6, 41.4))
+    [x] = vs.difficulty_findings({"k": d}, ["k"])
+    assert (x["reading"], x["vs_hardest"], x["vs_easiest"]) == ("against", "less", "same")

@@ -8,11 +8,14 @@ for Otem and Utem, where lower is better), so that a larger correlation always m
 the humans. Every claim that one metric agrees with the humans better or worse than another is
 one comparison of the page's family (:func:`mtbook.comparisons.family`): the two-sided paired
 permutation test PERM-BOTH (:func:`mtlib.significance.compare`, systems resampled), Holm-adjusted
-over every test the page runs, its verdict taken on the adjusted p.
+over every test the page runs, its verdict taken on the adjusted p. An MQM analysis with fewer
+than :data:`MIN_ERRORS_PER_SYSTEM` marked errors per system on average is not tested
+(:func:`too_few`): it is shown, but counts neither way.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import math
 from typing import Any, Mapping, Sequence
@@ -28,9 +31,9 @@ from mtbook.testsets import source
 
 __all__ = ["data_line", "check_parameters", "ORIGINALS", "setting_label", "is_original", "human_standing",
            "standing_by_setting", "Place", "place", "fig2_findings", "mp_directions", "has_original", "MQM_PAIRS",
-           "agreements", "error_totals", "mqm_tests", "error_ranges", "tests_frame", "mqm_findings", "mqm_summary",
+           "agreements", "error_totals", "MIN_ERRORS_PER_SYSTEM", "TOO_FEW", "too_few", "error_rule", "mqm_tests", "error_ranges", "tests_frame", "mqm_findings", "mqm_summary",
            "TABLE_STATS", "versus_tests", "versus_findings", "family_floor", "correlations", "rank_moves",
-           "biggest_move", "variant_findings", "median_ratio", "without_lowest"]
+           "biggest_move", "variant_findings", "median_ratio", "without_lowest", "label_boxes", "annotate_points"]
 
 MQM_PAIRS = (("Addition", "OTEM-2"), ("Omission", "UTEM-4"))  # the error kind each metric should track
 
@@ -181,6 +184,29 @@ def _compare(base: Sequence[float], metric: Sequence[float], human: Sequence[flo
 
 # -- Figures 3-4: agreement with MQM additions and omissions ----------------------------------------
 
+# The fewest marked errors per system, on average, for an MQM analysis to be tested. Error counts
+# are small counts: a system expected to make 2 such errors on the segments makes anywhere from 0
+# to 5 of them in 95% of Poisson draws (:func:`error_rule`), so below 2 per system the differences
+# between systems that the correlation reads are mostly chance. (One per system would let WMT21 TED
+# en-de's 13 additions over 13 systems through, with at most 2 errors per system.)
+MIN_ERRORS_PER_SYSTEM = 2
+TOO_FEW = "too few marked errors to test"  # the reason of an analysis left untested by :func:`too_few`
+
+
+def too_few(total: float, systems: int, per_system: float = MIN_ERRORS_PER_SYSTEM) -> bool:
+    """Whether ``total`` marked errors over ``systems`` systems are fewer than ``per_system`` per
+    system on average: too few to test a correlation with them."""
+    return total < per_system * systems
+
+
+def error_rule(per_system: float = MIN_ERRORS_PER_SYSTEM, level: float = 0.95) -> dict:
+    """The rule of :func:`too_few` as data for the page's words: ``per_system``, and the central
+    ``level`` range of a Poisson count with that mean (``low``, ``high``): how far a system
+    expected to make ``per_system`` errors can land by chance."""
+    from scipy.stats import poisson
+    low, high = poisson.interval(level, per_system)
+    return {"per_system": per_system, "level": level, "low": int(low), "high": int(high)}
+
 def _row(ted_corr: pd.DataFrame, lp: str, signal: str, metric: str) -> pd.Series:
     return ted_corr[(ted_corr.lp == lp) & (ted_corr.errors == signal) & (ted_corr.metric == metric)].iloc[0]
 
@@ -208,7 +234,8 @@ def error_totals(ted_corr: pd.DataFrame, *, baseline: str = "BLEU") -> list[dict
 
 
 def mqm_tests(ted: Mapping[str, Mapping[str, Any]], signs: Mapping[str, int], *, pairs=MQM_PAIRS,
-              baseline: str = "BLEU", n_permutations: int = 1000, seed: int | None = None) -> list[tuple]:
+              baseline: str = "BLEU", n_permutations: int = 1000, seed: int | None = None,
+              per_system: float = MIN_ERRORS_PER_SYSTEM) -> list[tuple]:
     """Each metric against the baseline on its error kind, per set: PERM-BOTH on Pearson's r,
     two-sided, systems resampled (:func:`mtlib.significance.compare`).
 
@@ -217,7 +244,9 @@ def mqm_tests(ted: Mapping[str, Mapping[str, Any]], signs: Mapping[str, int], *,
     minus its errors per segment (fewer errors is better), so agreement r is positive when a
     metric calls the systems with more such errors worse. Returns the page family's entries
     (:func:`mtbook.comparisons.family`), one per (set, error kind): ``({"analysis": "MQM
-    additions", "data": set}, baseline, metric, "agreement r", comparison)``; untested where no
+    additions", "data": set}, baseline, metric, "agreement r", comparison)``; untested (reason
+    :data:`TOO_FEW`, both correlations still given) where the experts marked fewer than
+    ``per_system`` errors of that kind per system on average (:func:`too_few`), or where no
     correlation is defined (every system has the same error rate)."""
     entries = []
     for lp, t in ted.items():
@@ -225,19 +254,23 @@ def mqm_tests(ted: Mapping[str, Mapping[str, Any]], signs: Mapping[str, int], *,
         for signal, metric in pairs:
             human = [-np.asarray(t["counts"][signal][s], float).mean() for s in systems]
             x = {m: [signs[m] * t["stats"][m].system_scores()[s] for s in systems] for m in (metric, baseline)}
-            entries.append(({"analysis": f"MQM {signal.lower()}s", "data": lp}, baseline, metric, "agreement r",
-                            _compare(x[baseline], x[metric], human, "pearson", n_permutations, seed)))
+            total = sum(float(np.sum(t["counts"][signal][s])) for s in systems)
+            c = _compare(x[baseline], x[metric], human, "pearson", n_permutations, seed)
+            if too_few(total, len(systems), per_system):  # shown with its correlations, not tested
+                c = dataclasses.replace(c, p=math.nan, mc_floor=math.nan, reason=TOO_FEW)
+            entries.append(({"analysis": f"MQM {signal.lower()}s", "data": lp}, baseline, metric, "agreement r", c))
     return entries
 
 
 def error_ranges(ted: Mapping[str, Mapping[str, Any]], *, pairs=MQM_PAIRS) -> list[dict]:
-    """The fewest and most errors of one system, per set and error kind of :func:`mqm_tests`, in
-    its order: ``{lp, errors, fewest, most}``."""
+    """The fewest and most errors of one system and the errors in all, per set and error kind of
+    :func:`mqm_tests`, in its order: ``{lp, errors, fewest, most, total}``."""
     out = []
     for lp, t in ted.items():
         for signal, _ in pairs:
             totals = [float(np.sum(t["counts"][signal][s])) for s in t["systems"]]
-            out.append({"lp": lp, "errors": signal, "fewest": int(min(totals)), "most": int(max(totals))})
+            out.append({"lp": lp, "errors": signal, "fewest": int(min(totals)), "most": int(max(totals)),
+                        "total": int(sum(totals))})
     return out
 
 
@@ -253,39 +286,56 @@ def _sign_of(row: pd.Series) -> str:
     return "above" if row["low"] > 0 else "below" if row["high"] < 0 else "zero"
 
 
+def _total(ted_corr: pd.DataFrame, lp: str, signal: str, baseline: str) -> int:
+    return int(_row(ted_corr, lp, signal, baseline)["errors counted"])
+
+
 def mqm_findings(ted_corr: pd.DataFrame, rows: Sequence[Compared], ranges: Sequence[Mapping], *,
-                 baseline: str = "BLEU", few_errors: int = 5) -> list[dict]:
+                 baseline: str = "BLEU", per_system: float = MIN_ERRORS_PER_SYSTEM) -> list[dict]:
     """One finding per MQM comparison (``rows``: the page family's rows of :func:`mqm_tests`, in
     its order; ``ranges``: :func:`error_ranges`): its set, error kind, fewest and most errors of
-    one system, where the metric's and the baseline's bootstrap intervals (``ted_corr``) lie
-    against zero (``own``, ``base``: ``above``/``below``/``zero``), the comparison ``c`` (raw and
-    Holm p, verdict) and ``few`` (no system has more than ``few_errors`` errors)."""
+    one system, the errors in all (``total``, from ``ted_corr``'s ``errors counted``) over the
+    comparison's ``systems``, where the metric's and the baseline's bootstrap intervals
+    (``ted_corr``) lie against zero (``own``, ``base``: ``above``/``below``/``zero``), the
+    comparison ``c`` (raw and Holm p, verdict) and ``too_few`` (:func:`too_few`: not tested)."""
     out = []
     for c, r in zip(rows, ranges, strict=True):
         lp, signal, metric = r["lp"], r["errors"], c.b
+        total = _total(ted_corr, lp, signal, baseline)
         out.append({"lp": lp, "errors": signal, "metric": metric, "fewest": r["fewest"], "most": r["most"],
-                    "own": _sign_of(_row(ted_corr, lp, signal, metric)),
-                    "base": _sign_of(_row(ted_corr, lp, signal, baseline)), "c": c, "few": r["most"] <= few_errors})
+                    "total": total, "systems": c.n_units, "own": _sign_of(_row(ted_corr, lp, signal, metric)),
+                    "base": _sign_of(_row(ted_corr, lp, signal, baseline)), "c": c,
+                    "too_few": too_few(total, c.n_units, per_system)})
     return out
 
 
 def mqm_summary(ted_corr: pd.DataFrame, rows: Sequence[Compared], ranges: Sequence[Mapping], *,
-                baseline: str = "BLEU", few_errors: int = 5) -> dict:
+                baseline: str = "BLEU", per_system: float = MIN_ERRORS_PER_SYSTEM) -> dict:
     """The conclusion's line on Figures 3–4 as counts: the analyses (``n``), those tested, those
     where Otem or Utem correlates ``better`` or ``worse`` than the baseline on the Holm-adjusted
     p, those whose agreement interval lies above zero (``above``; ``above_both``: the baseline's
-    too), and the significant ones that rest on few errors (``few``: ``{metric, lp, errors, most}``
-    where no system has more than ``few_errors``)."""
+    too); the analyses with too few marked errors to test (``too_few``: ``{metric, lp, errors,
+    total, systems}``; ``too_few_sets``: the same per set, ``{lp, errors: [...]}``), which count
+    neither way; ``untested_other``, those untested for another reason (no correlation); and
+    ``rule``, :func:`error_rule`."""
     pairs = list(zip(rows, ranges, strict=True))
     above = [_row(ted_corr, r["lp"], r["errors"], c.b)["low"] > 0 for c, r in pairs]
     above_both = [a and _row(ted_corr, r["lp"], r["errors"], baseline)["low"] > 0 for a, (_, r) in zip(above, pairs)]
-    significant = [(c, r) for c, r in pairs if c.verdict in (Verdict.B_BETTER, Verdict.A_BETTER)]
-    return {"n": len(rows), "tested": sum(c.verdict is not Verdict.UNTESTED for c in rows),
-            "better": sum(c.verdict is Verdict.B_BETTER for c in rows),
-            "worse": sum(c.verdict is Verdict.A_BETTER for c in rows),
-            "above": sum(above), "above_both": sum(above_both),
-            "few": [{"metric": c.b, "lp": r["lp"], "errors": r["errors"], "most": r["most"]} for c, r in significant
-                    if r["most"] <= few_errors]}
+    totals = [_total(ted_corr, r["lp"], r["errors"], baseline) for _, r in pairs]
+    thin = [too_few(t, c.n_units, per_system) for t, (c, _) in zip(totals, pairs)]
+    counted = [c for (c, _), x in zip(pairs, thin) if not x]  # what counts toward better or worse
+    few = [{"metric": c.b, "lp": r["lp"], "errors": r["errors"], "total": t, "systems": c.n_units}
+           for (c, r), t, x in zip(pairs, totals, thin) if x]
+    by_set: dict[str, list[str]] = {}
+    for x in few:
+        by_set.setdefault(x["lp"], []).append(x["errors"])
+    tested = sum(c.verdict is not Verdict.UNTESTED for c in counted)
+    return {"n": len(rows), "tested": tested,
+            "better": sum(c.verdict is Verdict.B_BETTER for c in counted),
+            "worse": sum(c.verdict is Verdict.A_BETTER for c in counted),
+            "above": sum(above), "above_both": sum(above_both), "too_few": few,
+            "too_few_sets": [{"lp": lp, "errors": e} for lp, e in by_set.items()],
+            "untested_other": len(counted) - tested, "rule": error_rule(per_system)}
 
 
 # -- Table 1: the metrics against BLEU on the human system scores ---------------------------------
@@ -388,3 +438,75 @@ def without_lowest(table: pd.DataFrame, metrics: Mapping[str, int], *, baseline:
     return {"system": low2.index[0], "z": float(low2.iloc[0]), "baseline": float(table.loc[low2.index[0], baseline]),
             "next_z": float(low2.iloc[1]),
             "r": [{"metric": m, "value": float(rest[m].corr(rest[human]))} for m in metrics]}
+
+
+# -- Figures 3-4: point labels that do not overlap ---------------------------------------------------
+
+def _overlap(a: Sequence[float], b: Sequence[float]) -> float:
+    """The area two boxes ``(x0, y0, x1, y1)`` share (0 when they only touch)."""
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def label_boxes(points: Sequence[Sequence[float]], sizes: Sequence[Sequence[float]], bounds: Sequence[float], *,
+                gap: float = 2.0, marker: float = 4.0, max_steps: int = 15) -> list[tuple[float, float, float, float]]:
+    """Where to put one label per point so that no two labels overlap, none covers a point and
+    all stay within ``bounds``: a box ``(x0, y0, x1, y1)`` per point, in its order.
+
+    ``points``: ``(x, y)`` in pixels (y up); ``sizes``: each label's ``(width, height)``;
+    ``bounds``: ``(x0, y0, x1, y1)`` of the axes; ``marker``: a point's half-width. Greedy, top
+    point first: each label takes the first free place among right of its point, then left of it,
+    each at vertical shifts of 0, +1, −1, +2, −2, … label heights (up to ``max_steps``); where
+    none is free, the place that overlaps least."""
+    pts = [(float(x), float(y)) for x, y in points]
+    markers = [(x - marker, y - marker, x + marker, y + marker) for x, y in pts]
+    placed: list[tuple[float, float, float, float]] = []
+    out: dict[int, tuple[float, float, float, float]] = {}
+    for i in sorted(range(len(pts)), key=lambda i: (-pts[i][1], pts[i][0])):
+        (x, y), (w, h) = pts[i], sizes[i]
+        best, best_cost = None, math.inf
+        for k in range(max_steps + 1):
+            for dy in ([0.0] if k == 0 else [k * (h + gap), -k * (h + gap)]):
+                for side in (1, -1):
+                    x0 = x + marker + gap if side > 0 else x - marker - gap - w
+                    box = (x0, y + dy - h / 2, x0 + w, y + dy + h / 2)
+                    inside = (box[0] >= bounds[0] and box[1] >= bounds[1] and box[2] <= bounds[2]
+                              and box[3] <= bounds[3])
+                    pad = (box[0] - gap / 2, box[1] - gap / 2, box[2] + gap / 2, box[3] + gap / 2)
+                    cost = (sum(_overlap(pad, b) for b in placed) + sum(_overlap(box, m) for m in markers)
+                            + (0.0 if inside else w * h))
+                    if cost < best_cost:
+                        best, best_cost = box, cost
+                    if cost == 0:
+                        break
+                if best_cost == 0:
+                    break
+            if best_cost == 0:
+                break
+        placed.append(best)
+        out[i] = best
+    return [out[i] for i in range(len(pts))]
+
+
+def annotate_points(ax, xs: Sequence[float], ys: Sequence[float], labels: Sequence[str], *, fontsize: float = 9,
+                    color: str = "0.3") -> None:
+    """Label the points ``(xs, ys)`` of ``ax`` with ``labels`` where :func:`label_boxes` puts
+    them, a thin line to the point from a label moved off its point's height. Call it once the
+    figure's layout is final (after ``tight_layout``): the places are computed in pixels."""
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    points = ax.transData.transform(np.c_[np.asarray(xs, float), np.asarray(ys, float)])
+    sizes = []
+    for s in labels:
+        t = ax.text(0, 0, s, fontsize=fontsize)
+        bb = t.get_window_extent(renderer)
+        sizes.append((bb.width, bb.height))
+        t.remove()
+    frame = ax.get_window_extent(renderer)
+    boxes = label_boxes(points, sizes, (frame.x0, frame.y0, frame.x1, frame.y1))
+    to_points = 72 / fig.dpi
+    for (px, py), box, s, x, y, (_, h) in zip(points, boxes, labels, xs, ys, sizes):
+        moved = abs((box[1] + box[3]) / 2 - py) > h / 2
+        ax.annotate(s, (x, y), xytext=((box[0] - px) * to_points, (box[1] - py) * to_points),
+                    textcoords="offset points", ha="left", va="bottom", fontsize=fontsize, color=color,
+                    arrowprops=dict(arrowstyle="-", color="0.6", lw=0.6, shrinkA=0, shrinkB=3) if moved else None)

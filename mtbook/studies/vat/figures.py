@@ -8,7 +8,8 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from mtbook.studies.vat.study import EVAL_METRICS, FILTER_METRICS, STAT_LABELS, STATS, Direction, mean_recall_and_kept
+from mtbook.studies.vat.study import (EVAL_METRICS, FILTER_METRICS, STAT_LABELS, STATS, Direction, kept_sets,
+                                      mean_recall_and_kept)
 
 __all__ = ["plot_lambda_sweep", "plot_lambda_groups", "plot_filter_metrics", "plot_share_change", "plot_kept_difficulty", "plot_random_percentiles"]
 
@@ -79,20 +80,29 @@ def plot_share_change(df: pd.DataFrame, title: str, xlabel: str = "group", figsi
 
 
 def plot_kept_difficulty(R: Mapping[str, Direction], keys: Sequence[str]):
-    """Histograms of the mean BERTS-R over systems, kept against filtered-out segments, per set."""
+    """Histograms of the mean BERTS-R over systems (our encoder's), kept against filtered-out
+    segments: one row per set, our VAT on the left and the released VAT beside it where it was
+    released."""
     import matplotlib.pyplot as plt
-    cols = min(2, len(keys))  # two per row: each panel about 3.7 inches wide, legible in the page's column
-    rows = -(-len(keys) // cols)
+    panels = [(key, subset) for key in keys for subset in kept_sets(R[key])]
+    cols = max((len(kept_sets(R[key])) for key in keys), default=1)  # ours and released side by side
+    rows = len(keys)
     fig, axes = plt.subplots(rows, cols, figsize=(7.5, 3.2 * rows), squeeze=False)
-    for ax in axes.flat[len(keys):]:
+    for ax in axes.flat:
         ax.set_visible(False)
-    for ax, key in zip(axes.flat, keys):
-        mean_r, kept = mean_recall_and_kept(R[key])
+    for i, key in enumerate(keys):
+        mean_r = mean_recall_and_kept(R[key])[0]
         bins = np.linspace(mean_r.min(), mean_r.max(), 30)
-        ax.hist(mean_r[~kept], bins=bins, alpha=0.6, label="filtered out", density=True)
-        ax.hist(mean_r[kept], bins=bins, alpha=0.6, label="kept", density=True)
-        ax.set(title=key, xlabel="mean BERTS-R over systems", ylabel="density")
-        ax.legend(fontsize=9)
+        for j, subset in enumerate(kept_sets(R[key])):
+            ax = axes[i, j]
+            ax.set_visible(True)
+            kept = mean_recall_and_kept(R[key], subset)[1]
+            ax.hist(mean_r[~kept], bins=bins, alpha=0.6, label="filtered out", density=True)
+            ax.hist(mean_r[kept], bins=bins, alpha=0.6, label="kept", density=True)
+            name = "our" if subset == "VAT (ours)" else "released"
+            ax.set(title=f"{key}, {name} VAT" if (key, "VAT (released)") in panels else key,
+                   xlabel="mean BERTS-R over systems", ylabel="density")
+            ax.legend(fontsize=9)
     plt.tight_layout()
     return fig
 

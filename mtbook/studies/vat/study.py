@@ -52,7 +52,7 @@ __all__ = ["EVAL_METRICS", "FILTER_METRICS", "SHORT", "STATS", "STAT_LABELS", "S
            "load_direction", "load_directions", "overview_table", "agreement_table", "precision_check_table",
            "correlation_rows", "table2", "averaged_value", "table2_gains", "paper_table2_gains", "per_test_set",
            "table3", "direction_group", "lambda_sweep", "filter_metric_correlations", "segment_properties",
-           "share_changes", "top_moving", "kept_by_difficulty", "mean_recall_and_kept", "paraphrase_table",
+           "share_changes", "top_moving", "kept_by_difficulty", "mean_recall_and_kept", "kept_sets", "paraphrase_table",
            "random_subset_table", "random_percentile_table", "bootstrap_verdicts", "verdict_counts",
            "stability_table", "da_bertscore_rows", "da_table", "run_findings", "agreement_findings",
            "precision_findings", "change_counts", "table2_findings", "table3_findings", "lambda_findings",
@@ -578,12 +578,19 @@ def top_moving(df: pd.DataFrame, n: int = 10, always: Sequence[str] = ("NNP",),
     return df[df.group.isin(set(top) | set(always))]
 
 
-def mean_recall_and_kept(r: Direction) -> tuple[np.ndarray, np.ndarray]:
-    """Each segment's mean sentence BERTS-R over the systems, and whether our VAT keeps it."""
+def mean_recall_and_kept(r: Direction, subset: str = "VAT (ours)") -> tuple[np.ndarray, np.ndarray]:
+    """Each segment's mean sentence BERTS-R over the systems (our encoder's, whichever set keeps
+    it), and whether the kept set ``subset`` (our VAT or the released one) keeps it."""
     mean_r = r.frames["BERTS-R"].mean(axis=1).to_numpy()
     kept = np.zeros(r.n, bool)
-    kept[r.ids["VAT (ours)"]] = True
+    kept[r.ids[subset]] = True
     return mean_r, kept
+
+
+def kept_sets(r: Direction) -> list[str]:
+    """The kept sets of the segment analyses that ``r`` has: our VAT, and the released one where
+    it was released."""
+    return [k for k in ("VAT (ours)", "VAT (released)") if r.ids.get(k) is not None]
 
 
 def paraphrase_table(r: Direction, paper: Sequence[float] | None = None, paraphrase: str = "refWMTp"
@@ -632,11 +639,13 @@ def random_subset_table(R: Mapping[str, Direction], draws: int, seed: int) -> pd
 
 def random_percentile_table(rand: pd.DataFrame) -> pd.DataFrame:
     """Per (subset, method, metric): directions, median percentile, how many beat 97.5% of the
-    random subsets and how many fall below 97.5% of them, and the mean gain over random."""
+    random subsets and how many fall below 97.5% of them, and the mean and median over directions
+    of the gain over random (the median is not moved by one outlying direction)."""
     return rand.assign(gain=rand["selected"] - rand["random mean"]).groupby(["subset", "method", "metric"]).agg(
         directions=("percentile", "size"), median_percentile=("percentile", "median"),
         above_97_5=("percentile", lambda x: int((x >= 97.5).sum())),
-        below_2_5=("percentile", lambda x: int((x <= 2.5).sum())), mean_gain_over_random=("gain", "mean"))
+        below_2_5=("percentile", lambda x: int((x <= 2.5).sum())), mean_gain_over_random=("gain", "mean"),
+        median_gain_over_random=("gain", "median"))
 
 
 KEPT_SETS = {"VAT (ours)": "our sets", "VAT (released)": "the released sets"}
@@ -957,14 +966,21 @@ def filter_findings(fig4: pd.DataFrame, stats: Sequence[str] = tuple(STATS), cho
                 behind=max(r["value"] - r["chosen"] for r in rows))
 
 
+def _change(d: pd.DataFrame, group: str) -> float | None:
+    return _f(d.loc[d.group == group, "change (pp)"].iloc[0]) if (d.group == group).any() else None
+
+
 def share_findings(df: pd.DataFrame, low: str, high: str, group: str, sign: int,
                    exceptions: Mapping[str, int] | None = None) -> dict:
     """One of Figures 5–7 as data: per evaluation set the change (pp) of groups ``low`` and
-    ``high`` in our VAT, and :func:`share_check` of ``group``."""
-    rows = [] if not len(df) else [
-        dict(evalset=k, low=_f(d.loc[d.group == low, "change (pp)"].iloc[0]) if (d.group == low).any() else None,
-             high=_f(d.loc[d.group == high, "change (pp)"].iloc[0]) if (d.group == high).any() else None)
-        for k, d in df[df.subset == "VAT (ours)"].groupby("evalset", sort=False)]
+    ``high`` in our VAT and, beside it, in the released one (``released``: ``{low, high}``, None
+    where nothing was released), and :func:`share_check` of ``group``."""
+    rows = []
+    if len(df):
+        for k, d in df[df.subset == "VAT (ours)"].groupby("evalset", sort=False):
+            rel = df[(df.evalset == k) & (df.subset == "VAT (released)")]
+            rows.append(dict(evalset=k, low=_change(d, low), high=_change(d, high),
+                             released=dict(low=_change(rel, low), high=_change(rel, high)) if len(rel) else None))
     return dict(low=low, high=high, sets=rows, check=share_check(df, group, sign, exceptions))
 
 
@@ -982,27 +998,36 @@ def nnp_findings(by_pos: pd.DataFrame) -> list[dict]:
     return rows
 
 
-def share_check(df: pd.DataFrame, group: str, sign: int, exceptions: Mapping[str, int] | None = None) -> dict:
+def share_check(df: pd.DataFrame, group: str, sign: int, exceptions: Mapping[str, int] | None = None, *,
+                digits: int = 1, shares: bool = False) -> dict:
     """Whether the share of ``group`` moves the way the paper found (``sign`` +1: up, −1: down;
     ``exceptions``: another sign the paper saw for some language pairs), per evaluation set and
     kept set (labels "wmt19 de-en (ours)"): ``agree`` (as the paper), ``general`` (as its general
-    trend but not its exception for ``exception_lps``) and ``against``. A change of exactly 0
-    agrees with no direction."""
+    trend but not its exception for ``exception_lps``), ``against``, and ``same``: no change as the
+    page shows it, which reads as no direction at all: the change rounds to 0 at ``digits``
+    decimals, or, with ``shares`` (a page that shows the whole-set and kept shares instead), the
+    two shares round alike."""
     exceptions = exceptions or {}
-    agree, general, against, lps = [], [], [], []
+    agree, general, against, same, lps = [], [], [], [], []
     if len(df):
         for (key, subset), d in df[df.group == group].groupby(["evalset", "subset"], sort=False):
             lp = key.split()[-1]
-            got = np.sign(d["change (pp)"].iloc[0])
+            row = d.iloc[0]
+            if shares:
+                got = np.sign(round(float(row["kept %"]), digits) - round(float(row["all %"]), digits))
+            else:
+                got = np.sign(round(float(row["change (pp)"]), digits))
             label = f"{key} ({subset.replace('VAT ', '').strip('()')})"
-            if got == exceptions.get(lp, sign):
+            if got == 0:
+                same.append(label)
+            elif got == exceptions.get(lp, sign):
                 agree.append(label)
             elif lp in exceptions and got == sign:
                 general.append(label)
                 lps.append(lp)
             else:
                 against.append(label)
-    return dict(agree=agree, general=general, exception_lps=list(dict.fromkeys(lps)), against=against)
+    return dict(agree=agree, general=general, exception_lps=list(dict.fromkeys(lps)), against=against, same=same)
 
 
 def kept_by_difficulty(mean_score: np.ndarray, kept_mask: np.ndarray) -> tuple[float, float, float]:
@@ -1013,15 +1038,31 @@ def kept_by_difficulty(mean_score: np.ndarray, kept_mask: np.ndarray) -> tuple[f
             100 * kept_mask[mean_score <= q[0]].mean(), 100 * kept_mask[mean_score >= q[1]].mean())
 
 
+def _versus(a: float, b: float) -> str:
+    """``more``, ``same`` or ``less``: ``a`` against ``b`` in whole percent, as the page shows them."""
+    a, b = round(a), round(b)
+    return "more" if a > b else "less" if a < b else "same"
+
+
 def difficulty_findings(R: Mapping[str, Direction], keys: Sequence[str]) -> list[dict]:
-    """Per set, :func:`kept_by_difficulty` of our VAT by mean BERTS-R, and whether the middle 80%
-    is kept more often than both ends, as the paper found (its Figure 8), in whole percent as the
-    page shows them (41% against 41% is not "more often")."""
+    """Per set and kept set (ours, and the released one where it was released; ``label``
+    "wmt19 de-en (ours)"), :func:`kept_by_difficulty` by our encoder's mean BERTS-R, and how the
+    middle 80% compares with each end in whole percent as the page shows them (``vs_hardest``,
+    ``vs_easiest``: ``more``, ``same`` or ``less``; 41% against 41% is ``same``). ``reading``:
+    ``as paper`` (the middle kept more often than both ends, the paper's Figure 8), ``against``
+    (an end kept more often than the middle) or ``tie`` (level with an end, below neither);
+    ``as_paper``: whether it reads as the paper."""
     rows = []
     for key in keys:
-        mid, hard, easy = kept_by_difficulty(*mean_recall_and_kept(R[key]))
-        rows.append(dict(evalset=key, middle=mid, hardest=hard, easiest=easy,
-                         as_paper=bool(round(mid) > round(hard) and round(mid) > round(easy))))
+        for subset in kept_sets(R[key]):
+            mid, hard, easy = kept_by_difficulty(*mean_recall_and_kept(R[key], subset))
+            vs_hard, vs_easy = _versus(mid, hard), _versus(mid, easy)
+            reading = ("as paper" if vs_hard == vs_easy == "more" else "against" if "less" in (vs_hard, vs_easy)
+                       else "tie")
+            short = subset.replace("VAT (", "").rstrip(")")
+            rows.append(dict(evalset=key, subset=short, label=f"{key} ({short})", middle=mid, hardest=hard,
+                             easiest=easy, vs_hardest=vs_hard, vs_easiest=vs_easy, reading=reading,
+                             as_paper=reading == "as paper"))
     return rows
 
 
@@ -1172,8 +1213,9 @@ class Claim(str, enum.Enum):
     """The paper's claim (VAT ranks systems better than the whole test set) on one kept set:
     supported when its Pearson r stands above most random subsets (:class:`Standing`) and the
     bootstrap finds it better than the whole set more often than worse; then for Kendall's τ as
-    well when τ also stands above most, "mixed" when τ's mean gain over random subsets is positive
-    and more cases lie above the band than below, else for r only. Otherwise not supported,
+    well when τ also stands above most, "mixed" when τ's mean *and* median gains over random
+    subsets are positive (one outlying direction cannot make the median so) and more cases lie
+    above the band than below, else for r only. Otherwise not supported,
     with the averaged Table 2 change about 0 (below :data:`SAME_MEAN` in size), rising on some test
     sets and falling on others (by at least :data:`SAME_CHANGE`), or neither."""
     SUPPORTED = "supported"
@@ -1195,6 +1237,7 @@ class MetricStanding:
     gain: float
     worse: int | None = None  # bootstrap "worse" count of this metric (for a metric hidden by the pooled median)
     n: int | None = None
+    median_gain: float | None = None  # the median over directions of the gain over random (beside the mean, ``gain``)
 
 
 @dataclass
@@ -1223,14 +1266,15 @@ class SetVerdict:
     rising: list[str]
     falling: list[str]
     claim: Claim
+    median_gain: float | None = None  # the median over cases of the gain over random (beside the mean, ``gain``)
 
 
 def set_verdict(subset: str, gain: pd.Series, rand: pd.DataFrame, boot: pd.DataFrame) -> SetVerdict:
     """The verdict on one kept set (``subset`` of :data:`KEPT_SETS`; ``gain``: its Table 2 changes
     indexed by test set; ``rand``: its random-subset rows, Pearson and Kendall; ``boot``: its
     bootstrap rows): its :class:`Standing` and :class:`Band` among random subsets in Pearson r
-    (and Kendall τ), per metric medians and mean gains, the bootstrap counts, the Table 2 change
-    overall and per test set, and the :class:`Claim`."""
+    (and Kendall τ), per metric medians and the mean and median gains over random subsets, the
+    bootstrap counts, the Table 2 change overall and per test set, and the :class:`Claim`."""
     pearson, kendall = rand[rand.method == "pearson"], rand[rand.method == "kendall"]
     n_better, n_worse = int((boot.verdict == "VAT better").sum()), int((boot.verdict == "VAT worse").sum())
     median = float(pearson.percentile.median())
@@ -1238,19 +1282,22 @@ def set_verdict(subset: str, gain: pd.Series, rand: pd.DataFrame, boot: pd.DataF
     p_gain = pearson["selected"] - pearson["random mean"]
     order = [m for m in EVAL_METRICS if m in set(pearson.metric)] + sorted(set(pearson.metric) - set(EVAL_METRICS))
     medians = pearson.groupby("metric")["percentile"].median()
-    gains = p_gain.groupby(pearson.metric).mean()
+    gains, median_gains = p_gain.groupby(pearson.metric).mean(), p_gain.groupby(pearson.metric).median()
     metrics = []
     for m in order:
         b = boot[boot.metric == m] if "metric" in boot else boot.iloc[:0]
         metrics.append(MetricStanding(m, float(medians[m]), float(gains[m]),
-                                      int((b.verdict == "VAT worse").sum()) if len(b) else None, len(b) or None))
+                                      int((b.verdict == "VAT worse").sum()) if len(b) else None, len(b) or None,
+                                      float(median_gains[m])))
     hidden = [x for x in metrics if standing(median) is not Standing.BELOW_MOST and standing(x.median) is Standing.BELOW_MOST]
     k = None
     if len(kendall):
         k_med = float(kendall.percentile.median())
         k_above, k_below = int((kendall.percentile >= 97.5).sum()), int((kendall.percentile <= 2.5).sum())
-        k = dict(median=k_med, standing=standing(k_med).value, gain=float((kendall["selected"] - kendall["random mean"]).mean()),
-                 above=k_above, below=k_below, band=band(k_above, k_below, len(kendall)).value,
+        k_gain = kendall["selected"] - kendall["random mean"]
+        k = dict(median=k_med, standing=standing(k_med).value, gain=float(k_gain.mean()),
+                 median_gain=float(k_gain.median()), above=k_above, below=k_below,
+                 band=band(k_above, k_below, len(kendall)).value,
                  metrics=[dict(metric=m, median=float(v)) for m, v in
                           kendall.groupby("metric")["percentile"].median().reindex(order).dropna().items()])
     per_set = gain.groupby(level=0, sort=False).mean()
@@ -1260,7 +1307,7 @@ def set_verdict(subset: str, gain: pd.Series, rand: pd.DataFrame, boot: pd.DataF
     if standing(median) is Standing.ABOVE_MOST and n_better > n_worse:
         if k is None or standing(k["median"]) is Standing.ABOVE_MOST:
             claim = Claim.SUPPORTED
-        elif k["gain"] > 0 and k["above"] > k["below"]:
+        elif k["gain"] > 0 and k["median_gain"] > 0 and k["above"] > k["below"]:
             claim = Claim.SUPPORTED_R_TAU_MIXED
         else:
             claim = Claim.SUPPORTED_R_ONLY
@@ -1275,7 +1322,7 @@ def set_verdict(subset: str, gain: pd.Series, rand: pd.DataFrame, boot: pd.DataF
                       float(p_gain.mean()), above, below, 0.025 * len(pearson), band(above, below, len(pearson)),
                       metrics, hidden, k, n_better, n_worse, len(boot) - n_better - n_worse, len(boot),
                       _f(mean), [dict(test_set=t.upper(), change=_f(v)) for t, v in per_set.items()],
-                      rising, falling, claim)
+                      rising, falling, claim, float(p_gain.median()))
 
 
 def verdicts(gains: pd.DataFrame, rand: pd.DataFrame, boot: pd.DataFrame) -> list[SetVerdict]:
