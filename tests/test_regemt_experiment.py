@@ -207,6 +207,32 @@ def test_evaluate_holds_sources_out_and_fits_cross_lingually():
     assert rows.regemt.inner_split == "random" and rows.table.loc[REGEMT, "spearman"] > 0.85
 
 
+def test_regemt_fits_on_the_metrics_and_the_raw_lengths_not_on_reg_bases_prediction():
+    """As the authors' ensemble: the two lengths are appended to the metric columns. Reg-base's prediction,
+    fitted on every training row, would enter the inner model selection already fitted on its validation rows."""
+    from mtlib.regemt.ensemble import fit_ensemble
+    from mtbook.studies.regemt.experiment import REG_BASE, REGEMT, evaluate, regemt_features
+    scores, lengths, human, sources = _rows()
+    ev = evaluate(scores, lengths, human, sources, cache=False)
+    assert ev.regemt.features == ["good", "noise", "len translation", "len reference"] and REG_BASE not in ev.regemt.features
+    assert ev.reg_base.features == ["len translation", "len reference"]
+    train = np.setdiff1d(np.arange(len(human)), ev.test)
+    want = fit_ensemble(regemt_features(scores.iloc[train], lengths.iloc[train]), np.asarray(human)[train],
+                        groups=[sources[i] for i in train], cache=False)
+    np.testing.assert_allclose(ev.predictions[REGEMT],
+                               want.predict(regemt_features(scores.iloc[ev.test], lengths.iloc[ev.test])))
+    pd.testing.assert_frame_equal(ev.lengths, lengths.iloc[ev.test])
+    # cross-lingual: the other set's lengths take this set's column names, and are features of RegEMT too
+    other = _rows(seed=1)
+    cross = evaluate(scores, lengths, human, sources, fit_on=(other[0], other[1].set_axis(["a", "b"], axis=1),
+                                                               *other[2:]), cache=False)
+    assert cross.regemt.features == ev.regemt.features
+    with pytest.raises(ValueError, match=r"columns \['len translation'\] are both metric scores and lengths"):
+        regemt_features(scores.rename(columns={"good": "len translation"}), lengths)
+    with pytest.raises(ValueError, match="240 score rows but 239 length rows"):
+        regemt_features(scores, lengths.iloc[1:])
+
+
 def test_group_bootstrap_moves_sources_together():
     from mtbook.studies.regemt.experiment import group_bootstrap, spearman_table
     scores, _, human, sources = _rows()

@@ -19,8 +19,9 @@ pytest.importorskip("sklearn")
 from conftest import make_mtme  # noqa: E402
 
 from mtbook.studies.regemt import study  # noqa: E402
-from mtlib.regemt.ensemble import ablation, split_by_source  # noqa: E402
-from mtbook.studies.regemt.experiment import REG_BASE, REGEMT, Evaluation, evaluate, spearman_table  # noqa: E402
+from mtlib.regemt.ensemble import split_by_source  # noqa: E402
+from mtbook.studies.regemt.experiment import (REG_BASE, REGEMT, Evaluation, evaluate, metric_ablation,  # noqa: E402
+                                             spearman_table)
 from mtlib.significance import Comparison, Verdict, compare  # noqa: E402
 from mtlib.regemt.scores import COMPOS_ROW  # noqa: E402
 from mtbook.studies.regemt.study import Features, JudgedSet  # noqa: E402
@@ -31,19 +32,19 @@ SWAP_END = [1.0, 2.0, 4.0, 3.0]  # rho 0.8 with UP
 SWAP_START = [2.0, 1.0, 3.0, 4.0]  # rho 0.8 with UP, 0.6 with SWAP_END
 
 
-def fake_ev(spearman: dict, *, choice="linear", predictions=None, human=None, test=None):
+def fake_ev(spearman: dict, *, choice="linear", base_choice="linear", predictions=None, human=None, test=None):
     """An Evaluation with a hand-made table (no fit)."""
     table = pd.DataFrame({"spearman": pd.Series(spearman, dtype=float), "undefined": 0})
-    return Evaluation(np.asarray(test if test is not None else []), predictions, human, table, None,
-                      SimpleNamespace(choice=choice))
+    return Evaluation(np.asarray(test if test is not None else []), predictions, human, table,
+                      SimpleNamespace(choice=base_choice), SimpleNamespace(choice=choice))
 
 
 def real_ev(columns: dict, human, choice="linear"):
     """An Evaluation whose table is computed from the given test-row columns (no fit)."""
     predictions = pd.DataFrame(columns)
     human = np.asarray(human, dtype=float)
-    return Evaluation(np.arange(len(human)), predictions, human, spearman_table(predictions, human), None,
-                      SimpleNamespace(choice=choice))
+    return Evaluation(np.arange(len(human)), predictions, human, spearman_table(predictions, human),
+                      SimpleNamespace(choice="linear"), SimpleNamespace(choice=choice))
 
 
 def synthetic_rows(n_sources=30, per_source=4, seed=0, lp="zh-en"):
@@ -199,19 +200,72 @@ def test_the_authors_split_rows_are_table_1s_tests_and_count_once():
     # the test rows and the permutations are the same, so page_family sees one test each
     key = "t zh-en"
     data = {key: synthetic_set(0)}
-    evs = {s: study.evaluate_sets(data, [key], seed=s) for s in (42, 43)}
+    evs = {42: study.evaluate_sets(data, [key], seed=42)}
     t1 = study.versus_best(evs, [key], data, n_permutations=100, seed=42)
-    splits = study.split_table(data, [key], split_seed=None, split_seeds=[1], seed=42, n_permutations=100)
+    splits = study.split_table(data, [key], split_seed=None, split_seeds=[3], seed=42, n_permutations=100)
     own = splits[splits["split"] == "alphabetical"]
     seed42 = t1[t1["seed"] == 42].set_index("row")
     code = {name: short for short, name in study.SETTING_NAME.items()}
     for _, r in own.iterrows():
         assert r["comparison"] == seed42.loc[study.row_label(key, code[r["setting"]], False), "comparison"]
     rows, out = study.page_family({"best single": t1, "splits": splits})
-    assert len(rows) == len(t1) + len(splits) - len(own) == 6
+    assert len(rows) == len(t1) + len(splits) - len(own) == 4
     assert out["splits"][study.SAME_TEST].fillna("").tolist() == ["best single"] * 2 + [""] * 2
     counts = study.perm_test_counts(versus_best=out["best single"], splits=out["splits"])
-    assert counts == {"versus_best": 4, "splits": 2, "total": 6, "shared": {"splits": 2}}
+    assert counts == {"versus_best": 2, "splits": 2, "total": 4, "shared": {"splits": 2}}
+
+
+@pytest.mark.parametrize("p, p_holm, n, level, borderline", [
+    # the page's MQM-ref zh-en under its worst seed: 2 of 5,000 draws (p 0.0004), Holm x 101 = 0.0404; the raw p's
+    # binomial error sqrt(0.0004 * 0.9996 / 5000) = 0.000283, times 101 = 0.0286: 0.05 lies 0.34 errors away
+    (0.0004, 0.0404, 5000, 0.05, True),
+    # no draw reached it (p 0, counted as 1/5,000) and Holm x 122: 0.0244 with error 0.0244, about a single error away
+    (0.0, 0.0244, 5000, 0.05, True),
+    # the same at 20,000 draws: Holm 0.0061 with error 0.0061, 7 errors below 0.05
+    (0.0, 0.0061, 20000, 0.05, False),
+    # judged on its own (Holm p = raw p): 0.04 at 1,000 draws, error 0.0062, 1.6 errors; 0.03: 3.2 errors
+    (0.04, 0.04, 1000, 0.05, True),
+    (0.03, 0.03, 1000, 0.05, False),
+    (0.06, 0.06, 1000, 0.05, True),  # either side of the level
+    (0.2, 1.0, 1000, 0.05, False),  # capped at 1: far from the level
+    (float("nan"), float("nan"), 1000, 0.05, False),  # untested
+    (0.04, 0.04, 1000, 0.1, False),  # another level: 0.06 from it, 9.7 errors
+])
+def test_within_mc_error(p, p_holm, n, level, borderline):
+    assert study.within_mc_error(p, p_holm, n, level=level) is borderline
+
+
+def test_within_mc_error_by_hand_and_its_arguments():
+    # 2 standard errors by definition: 0.05 - 2 * sqrt(0.04 * 0.96 / 1000) = 0.03761 is the edge at 1,000 draws
+    edge = 0.05 - 2 * np.sqrt(0.04 * 0.96 / 1000)
+    assert study.within_mc_error(0.04, 0.04, 1000, k=(0.05 - 0.04) / np.sqrt(0.04 * 0.96 / 1000))
+    assert not study.within_mc_error(0.04, 0.04, 1000, k=0.99 * (0.05 - 0.04) / np.sqrt(0.04 * 0.96 / 1000))
+    assert edge == pytest.approx(0.03761, abs=1e-5)
+    with pytest.raises(ValueError, match="n_permutations must be positive"):
+        study.within_mc_error(0.1, 0.1, 0)
+
+
+def test_page_family_marks_a_holm_p_within_monte_carlo_error_as_borderline():
+    # Holm over 0.0004 (x 2) and 0.5: 0.0008 far below 0.05 with 5,000 draws; with 40 draws a p of 1/40 x 2 = 0.05
+    # sits on the level
+    t = pd.DataFrame({"row": ["r1", "r2"], "A": "BLEU", "B": REGEMT,
+                      "comparison": [replace(comparison(0.0004), n_permutations=5000), comparison(0.5)]})
+    rows, out = study.page_family({"t": t})
+    assert out["t"]["borderline"].tolist() == [False, False]
+    coarse = t.assign(comparison=[replace(comparison(0.025), n_permutations=40), comparison(0.5)])
+    rows, out = study.page_family({"t": coarse})
+    assert out["t"]["Holm p"].tolist() == pytest.approx([0.05, 0.5]) and out["t"]["borderline"].tolist() == [True, False]
+    assert study.family_borderline(rows) == {"n": 1, "significant": 0, "not_significant": 1}
+    # the row's words and the tables mark it
+    assert study.verdict_text(out["t"].iloc[0]) == "no difference shown (borderline)"
+    assert study.verdict_text(out["t"].iloc[1]) == "no difference shown"
+    vs = study.versus_best_rows(out["t"].assign(seed=[1, 1], best="BLEU", p=[0.025, 0.5], **{
+        "best ρ": 0.3, "RegEMT ρ": 0.4, "difference": 0.1, "choice": "linear"}))
+    assert vs["borderline"].tolist() == [1, 0]
+    view = study.versus_view(vs, 40)
+    assert view["verdict (Holm)"].tolist() == ["no difference shown (borderline)", "no difference shown"]
+    two = study.versus_view(vs.assign(seeds=5, borderline=[2, 0]), 40)
+    assert two["verdict (Holm)"].iloc[0] == "no difference shown (borderline under 2 of 5 seeds)"
 
 
 @pytest.mark.parametrize("verdicts, words", [
@@ -355,20 +409,21 @@ def test_paper_values_and_against_paper():
 
 
 def test_table1_rows_labels_and_paper():
-    evs = {("wmt21.news zh-en", "ref", False): fake_ev({"RegEMT": 0.6, "BLEU": 0.1}, choice="mlp"),
+    evs = {("wmt21.news zh-en", "ref", False): fake_ev({"RegEMT": 0.6, "BLEU": 0.1}, choice="mlp", base_choice="mlp"),
            ("wmt21.news zh-en", "ref", True): fake_ev({"RegEMT": 0.2, "BLEU": 0.1}),
            ("wmt21.news zh-en", "src", False): fake_ev({"RegEMT": 0.5}),
            ("wmt21.tedtalks en-de", "ref", False): fake_ev({"RegEMT": 0.4, "BLEU": 0.3})}
     paper = {("MQM", "ref", "zh-en", "RegEMT"): 0.55, ("MQM", "ref", "zh-en-X", "BLEU"): 0.25,
              ("MQM", "src", "zh-en", "RegEMT"): 0.45, ("MQM", "ref", "en-de", "RegEMT"): 0.9}
-    ours, theirs, choice = study.table1(evs, ["wmt21.news zh-en", "wmt21.tedtalks en-de"], paper=paper,
-                                        order=["RegEMT", "Comet", "BLEU"])
+    ours, theirs, choice, base_choice = study.table1(evs, ["wmt21.news zh-en", "wmt21.tedtalks en-de"], paper=paper,
+                                                     order=["RegEMT", "Comet", "BLEU"])
     assert list(ours.index) == ["MQM-src zh-en", "MQM-ref zh-en", "MQM-ref zh-en-X", "MQM-ref en-de"]
     assert list(ours.columns) == ["RegEMT", "BLEU"] and ours.loc["MQM-ref zh-en-X", "RegEMT"] == 0.2
     assert theirs.loc["MQM-ref zh-en", "RegEMT"] == 0.55 and theirs.loc["MQM-ref zh-en-X", "BLEU"] == 0.25
     assert theirs.loc["MQM-ref en-de"].isna().all()  # TED: the paper has no such row
     assert choice == {"MQM-src zh-en": "linear", "MQM-ref zh-en": "mlp", "MQM-ref zh-en-X": "linear",
                       "MQM-ref en-de": "linear"}
+    assert base_choice == choice  # Reg-base's own choice, per row
 
 
 def test_table1_order_puts_the_row_normalised_compos_beside_compos():
@@ -390,24 +445,51 @@ def test_mean_over_seeds_and_seed_table():
     mean = study.mean_over_seeds(t)
     assert list(mean.index) == ["a", "b"] and list(mean.columns) == [REGEMT, REG_BASE, "BLEU"]
     assert mean[REGEMT].tolist() == pytest.approx([0.3, 0.4]) and np.isnan(mean.loc["b", "BLEU"])
-    table = study.seed_table(t, {1: {"a": "mlp", "b": "linear"}, 2: {"a": "mlp", "b": "mlp"}})
+    table = study.seed_table(t, {1: {"a": "mlp", "b": "linear"}, 2: {"a": "mlp", "b": "mlp"}},
+                             {1: {"a": "linear", "b": "mlp"}, 2: {"a": "linear", "b": "linear"}})
     assert table.loc["a", ["RegEMT mean", "RegEMT low", "RegEMT high"]].tolist() == pytest.approx([0.3, 0.2, 0.4])
     assert table.loc["b", ["Reg-base low", "Reg-base high"]].tolist() == pytest.approx([0.1, 0.3])
-    assert table["MLP chosen"].tolist() == [2, 1] and (table["seeds"] == 2).all()
-    assert "MLP chosen" not in study.seed_table(t)
+    # RegEMT's and Reg-base's own regressor choices, each beside its ensemble
+    assert list(table.columns) == ["RegEMT mean", "RegEMT low", "RegEMT high", "RegEMT MLP chosen", "Reg-base mean",
+                                   "Reg-base low", "Reg-base high", "Reg-base MLP chosen", "seeds"]
+    assert table["RegEMT MLP chosen"].tolist() == [2, 1] and table["Reg-base MLP chosen"].tolist() == [0, 1]
+    assert (table["seeds"] == 2).all()
+    assert [c for c in study.seed_table(t) if "MLP" in c or c == "seeds"] == []
+    assert list(study.seed_view(table).columns)[3:5] == [("RegEMT", "MLP chosen"), ("Reg-base", "mean")]
+    assert list(study.seed_view(table).columns)[-1] == ("seeds", "")
     with pytest.raises(ValueError, match="no tables to average"):
         study.mean_over_seeds({})
 
 
 def test_table1_seeds_averages_table1_over_the_seeds():
     key = "wmt21.news zh-en"
-    evs = {s: {(key, "ref", False): fake_ev({"RegEMT": r, "Reg-base": 0.1, "BLEU": 0.3}, choice=c)}
-           for s, r, c in [(1, 0.4, "mlp"), (2, 0.6, "linear")]}
-    paper = {("MQM", "ref", "zh-en", "RegEMT"): 0.55}
-    ours, theirs, seeds = study.table1_seeds(evs, [key], paper=paper, order=["RegEMT", "Reg-base", "BLEU"])
-    assert ours.loc["MQM-ref zh-en", "RegEMT"] == pytest.approx(0.5) and ours.loc["MQM-ref zh-en", "BLEU"] == 0.3
+    evs = {s: {(key, "ref", False): fake_ev({"RegEMT": r, "Reg-base": 0.1, "BLEU": 0.3}, choice=c, base_choice=b)}
+           for s, r, c, b in [(1, 0.4, "mlp", "mlp"), (2, -0.6, "linear", "mlp")]}
+    paper = {("MQM", "ref", "zh-en", "RegEMT"): 0.55, ("MQM", "ref", "zh-en", "BLEU"): 0.2}
+    ours, theirs, seeds, delta = study.table1_seeds(evs, [key], paper=paper, order=["RegEMT", "Reg-base", "BLEU"])
+    assert ours.loc["MQM-ref zh-en", "RegEMT"] == pytest.approx(-0.1) and ours.loc["MQM-ref zh-en", "BLEU"] == 0.3
     assert theirs.loc["MQM-ref zh-en", "RegEMT"] == 0.55
-    assert seeds.loc["MQM-ref zh-en", "MLP chosen"] == 1 and seeds.loc["MQM-ref zh-en", "RegEMT high"] == 0.6
+    assert seeds.loc["MQM-ref zh-en", "RegEMT MLP chosen"] == 1 and seeds.loc["MQM-ref zh-en", "RegEMT high"] == 0.4
+    assert seeds.loc["MQM-ref zh-en", "Reg-base MLP chosen"] == 2
+    # |rho| under each seed, then the mean: (0.4 + 0.6) / 2 - 0.55, not |(0.4 - 0.6) / 2| - 0.55
+    assert delta.loc["MQM-ref zh-en", "RegEMT"] == pytest.approx(-0.05)
+    assert delta.loc["MQM-ref zh-en", "BLEU"] == pytest.approx(0.1) and np.isnan(delta.loc["MQM-ref zh-en", "Reg-base"])
+
+
+def test_abs_delta_takes_abs_per_pair_and_seed_before_the_mean():
+    # two pairs of opposite sign: the paper's value is the mean of |rho| over the pairs, 0.2; the mean of the signed
+    # values, 0.0, would make the metric look 0.2 weaker than the paper's
+    per_pair = {"DA 2016-src": pd.DataFrame({"WMD-dec": [0.2, -0.2], "BERTScr": [0.3, 0.1]}, index=["cs-en", "fi-en"])}
+    paper = pd.DataFrame({"WMD-dec": [0.2], "BERTScr": [0.25], "Comet": [0.8]}, index=["DA 2016-src"])
+    mean_abs = study.mean_abs_over_pairs(per_pair)
+    assert mean_abs.loc["DA 2016-src"].to_dict() == pytest.approx({"WMD-dec": 0.2, "BERTScr": 0.2})
+    other_seed = {"DA 2016-src": pd.DataFrame({"WMD-dec": [0.4, 0.0], "BERTScr": [0.3, 0.1]}, index=["cs-en", "fi-en"])}
+    delta = study.abs_delta([mean_abs, study.mean_abs_over_pairs(other_seed)], paper)
+    assert list(delta.columns) == ["WMD-dec", "BERTScr", "Comet"]
+    assert delta.loc["DA 2016-src", "WMD-dec"] == pytest.approx(0.0)  # mean over pairs and seeds of |rho|: 0.2
+    assert delta.loc["DA 2016-src", "BERTScr"] == pytest.approx(-0.05) and np.isnan(delta.loc["DA 2016-src", "Comet"])
+    with pytest.raises(ValueError, match="no tables"):
+        study.abs_delta([], paper)
 
 
 def test_versus_best_compares_by_source_per_seed_and_takes_the_familys_verdict():
@@ -480,11 +562,12 @@ def test_table1_findings():
                        "p low": [0.001, 0.2], "p high": [0.02, 0.3], "Holm low": [0.004, 1.0], "Holm high": [0.04, 1.0],
                        "MLP chosen": [1, 0], "seeds": [2, 2], "tested": [2, 2], "better": [2, 0], "worse": [0, 0],
                        "verdict": ["better under every seed", "no difference shown"]}, index=["r1", "r2"])
-    found = study.table1_findings(ours, paper, vs)
+    delta = study.abs_delta([ours], paper)
+    found = study.table1_findings(delta, vs)
     assert found == {"versus": {"n_seeds": 2, "n_rows": 2, "above": ["r1"], "level": [], "below": ["r2"],
                                 "undefined": [], "some_seeds": [],
                                 "sig_above": [{"row": "r1", "other": "WMD", "difference": 0.1, "p_low": 0.001,
-                                               "p_high": 0.02, "holm_low": 0.004, "holm_high": 0.04}],
+                                               "p_high": 0.02, "holm_low": 0.004, "holm_high": 0.04, "borderline": 0}],
                                 "sig_below": []},
                      "fits": 4, "mlp": 1, "always": 0, "never": 1, "inner_split": "source",
                      "regemt_delta": pytest.approx(0.05)}
@@ -499,8 +582,9 @@ def test_table1_findings():
     assert [r["row"] for r in worse["sig_below"]] == ["r2"]
     untested = study.versus_findings(vs.assign(tested=[0, 0], better=[0, 0]))
     assert untested["sig_above"] == [] and untested["sig_below"] == []
-    one = study.table1_findings(ours.loc[["r2"]], paper.loc[["r2"]], vs.loc[["r2"]].assign(seeds=1),
-                                inner_split="random")
+    one = study.table1_findings(delta.loc[["r2"]], vs.loc[["r2"]].assign(seeds=1), inner_split="random")
+    marked = study.versus_findings(vs.assign(borderline=[1, 0]))
+    assert marked["sig_above"][0]["borderline"] == 1
     assert one["versus"]["n_seeds"] == 1 and one["inner_split"] == "random" and one["regemt_delta"] is None
 
 
@@ -585,7 +669,7 @@ def test_interval_table_and_findings():
     assert found[0] == {"set": "k", "setting": "reference-based",
                         "regemt": {"rho": 0.5, "low": pytest.approx(0.4), "high": pytest.approx(0.6)},
                         "best": {"name": "B", "rho": 0.375, "low": pytest.approx(0.275), "high": pytest.approx(0.475)},
-                        "p": None, "p_holm": None, "verdict": None}
+                        "p": None, "p_holm": None, "verdict": None, "borderline": None, "difference": None}
     assert [x["setting"] for x in found] == ["reference-based", "source-based"]
     named = table.assign(**{"evaluation set": "t zh-en"})
     tests = pd.DataFrame({"row": ["MQM-ref zh-en", "MQM-ref zh-en", "MQM-src zh-en"], "seed": [1, 2, 2],
@@ -596,6 +680,30 @@ def test_interval_table_and_findings():
                                                                     (0.25, 0.5, "no difference shown")]
     untested = study.interval_findings(named, ["t zh-en"], tests.assign(p=np.nan), seed=2)
     assert [x["verdict"] for x in untested] == [None, None]
+    marked = study.interval_findings(named, ["t zh-en"], tests.assign(borderline=[False, True, False]), seed=2)
+    assert [x["borderline"] for x in marked] == [True, False]
+    # the paired difference of RegEMT and the best single metric, read on the same resamples
+    diffs = pd.DataFrame({"evaluation set": "t zh-en", "setting": ["reference-based", "source-based"], "best": "B",
+                          "difference": [0.125, -0.2], "low": [0.01, -0.3], "high": [0.3, 0.05]})
+    paired = study.interval_findings(named, ["t zh-en"], differences=diffs)
+    assert paired[0]["difference"] == {"rho": 0.125, "low": 0.01, "high": 0.3}
+    assert study.interval_counts(paired) == {"n": 2, "above": 1, "below": 0}
+    assert study.interval_counts(found) == {"n": 0, "above": 0, "below": 0}
+    with pytest.raises(ValueError, match="against A, the intervals' best single metric is B"):
+        study.interval_findings(named, ["t zh-en"], differences=diffs.assign(best="A"))
+
+
+def test_interval_differences_are_paired_differences_on_the_intervals_resamples():
+    data = {"t zh-en": synthetic_set(0)}
+    evs = study.evaluate_sets(data, ["t zh-en"], seed=42)
+    diffs = study.interval_differences(evs, data, ["t zh-en"], n_resamples=40, seed=3)
+    assert diffs[["setting", "best"]].values.tolist() == [["reference-based", "good"], ["source-based", "good"]]
+    ev, d = evs["t zh-en", "src", False], data["t zh-en"]
+    want = study.paired_difference(ev, d.rows["src"].iloc[ev.test], REGEMT, "good", n_resamples=40, seed=3)
+    assert diffs.iloc[1][["difference", "low", "high"]].tolist() == pytest.approx(list(want))
+    # the same resamples as the intervals of each column: the difference on each resample is theirs
+    ci = study.interval_table({("t zh-en", "src", False): ev}, data, n_resamples=40, seed=3).set_index("metric")
+    assert diffs.iloc[1]["difference"] == pytest.approx(ci.loc[REGEMT, "rho"] - ci.loc["good", "rho"])
 
 
 def test_split_table_evaluates_every_split():
@@ -687,27 +795,45 @@ def test_table2_findings():
                                    "context_paper": 0.9})
 
 
-def test_ablations_use_the_fitted_reg_base_and_the_own_split():
+def test_ablations_drop_metrics_keep_the_lengths_and_end_at_reg_base():
     data = {"t zh-en": synthetic_set(0)}
     evs = study.evaluate_sets(data, ["t zh-en"], seed=42)
-    got = study.ablations(data, evs, ["t zh-en"], seed=42)
+    got = study.ablations(data, ["t zh-en"], seed=42)
     assert list(got) == [("t zh-en", "ref"), ("t zh-en", "src")]
     d = data["t zh-en"]
-    feats = d.src.scores.assign(**{REG_BASE: evs["t zh-en", "src", False].reg_base.predict(d.src.lengths)})
-    y = d.rows["human"].to_numpy()
-    want = ablation(feats.iloc[d.train], y[d.train], feats.iloc[d.test], y[d.test], seed=42,
-                    groups=list(d.rows["src"].iloc[d.train]))
-    pd.testing.assert_frame_equal(got["t zh-en", "src"], want)
+    want = metric_ablation(d.ref.scores, d.ref.lengths, d.rows["human"], d.train, d.test, d.rows["src"], seed=42)
+    pd.testing.assert_frame_equal(got["t zh-en", "ref"], want)
+    steps = got["t zh-en", "ref"]
+    # two metrics (good, noise), then one, then none: the lengths stay in every step, no Reg-base feature
+    assert steps["metrics"].tolist() == [2, 1, 0] and steps["remaining"].iloc[0] == ["good", "noise"]
+    assert not isinstance(steps["dropped"].iloc[0], str) and steps["remaining"].iloc[-1] == []
+    assert steps["spearman"].iloc[0] == evs["t zh-en", "ref", False].table.loc[REGEMT, "spearman"]
+    assert steps["spearman"].iloc[-1] == evs["t zh-en", "ref", False].table.loc[REG_BASE, "spearman"]
+
+
+def test_metric_ablation_drops_the_metric_most_correlated_with_another():
+    rng = np.random.default_rng(5)
+    n = 120
+    human = rng.normal(size=n)
+    a = human + rng.normal(scale=0.5, size=n)
+    scores = pd.DataFrame({"a": a, "a2": a + rng.normal(scale=0.05, size=n), "b": rng.normal(size=n)})
+    lengths = pd.DataFrame({"len translation": rng.integers(5, 30, n), "len reference": rng.integers(5, 30, n)})
+    sources = [f"s{i // 3:03d}" for i in range(n)]
+    train, test = split_by_source(sources)
+    steps = metric_ablation(scores, lengths, human, train, test, sources, seed=1, cache=False)
+    # a and a2 are near copies: one of them goes first; the last metric standing is the other
+    assert steps["dropped"].iloc[1] in ("a", "a2") and steps["dropped"].tolist()[1:] != ["b"] * 3
+    assert [len(r) for r in steps["remaining"]] == [3, 2, 1, 0] and set(steps["dropped"].iloc[1:]) == {"a", "a2", "b"}
 
 
 def test_ablation_findings():
-    steps = pd.DataFrame({"spearman": [0.5, 0.6, 0.4], "features": [3, 2, 1],
-                          "remaining": [["a", "b", "c"], ["a", "c"], ["c"]]})
+    steps = pd.DataFrame({"spearman": [0.5, 0.6, 0.4, 0.3], "metrics": [3, 2, 1, 0],
+                          "remaining": [["a", "b", "c"], ["a", "c"], ["c"], []]})
     assert study.ablation_findings({("k", "ref"): steps, ("k", "src"): steps.iloc[:1]}) == [
-        {"set": "k", "setting": "reference-based", "full": 0.5, "best": 0.6, "best_features": 2, "last": "c",
-         "last_rho": 0.4},
-        {"set": "k", "setting": "source-based", "full": 0.5, "best": 0.5, "best_features": 3, "last": "a",
-         "last_rho": 0.5}]
+        {"set": "k", "setting": "reference-based", "full": 0.5, "best": 0.6, "best_metrics": 2, "last": "c",
+         "last_rho": 0.4, "lengths_rho": 0.3},
+        {"set": "k", "setting": "source-based", "full": 0.5, "best": 0.5, "best_metrics": 3, "last": None,
+         "last_rho": None, "lengths_rho": None}]
 
 
 def test_importance_table_and_findings():
@@ -716,6 +842,8 @@ def test_importance_table_and_findings():
     imp = study.importance_table(evs, "t zh-en", n_repeats=3, seed=42)
     assert list(imp.columns) == ["reference-based", "source-based"] and imp.index[0] == "good"
     assert imp["reference-based"].is_monotonic_decreasing and np.isnan(imp.loc["noise", "source-based"])
+    # RegEMT's features: the metrics and the two lengths, never Reg-base's prediction
+    assert set(imp.index) == {"good", "noise", "len translation", "len other"}
     hand = pd.DataFrame({"reference-based": [0.3, 0.1, 0.2], "source-based": [0.0, 0.5, 0.4]}, index=list("abc"))
     assert study.importance_findings(hand) == [
         {"setting": "reference-based", "first": "a", "first_drop": 0.3, "second": "c", "second_drop": 0.2},
@@ -820,15 +948,20 @@ def test_reg_base_table_and_findings():
     found = study.reg_base_findings(hand, paper_da=paper_da)
     assert found == {"blocks": [
         {"data": "MQM", "n": 4, "up": 3, "up_ci": 2, "up_sig": 2, "down": 1, "down_ci": 0, "down_sig": 0,
-         "n_sets": 1, "above": [], "below": [], "mixed": ["MQM"]},
+         "n_sets": 1, "n_units": None, "n_others": None, "above": [], "below": [], "mixed": ["MQM"]},
         {"data": "DA 2016", "n": 2, "up": 0, "up_ci": 0, "up_sig": 0, "down": 2, "down_ci": 1, "down_sig": 1,
-         "n_sets": 1, "above": [], "below": ["DA 2016"], "mixed": []}],
+         "n_sets": 1, "n_units": None, "n_others": None, "above": [], "below": ["DA 2016"], "mixed": []}],
         "paper_da": {"Reg-base": 0.18, "BLEU": 0.42, "METEOR": 0.5}}
     assert study.reg_base_findings(hand.drop(index=1))["blocks"][0]["above"] == ["MQM"]
     assert study.reg_base_findings(hand, paper_da=paper_da.drop("BLEU"))["paper_da"] is None
     # set by set where the table names the sets
     sets = study.reg_base_findings(hand.iloc[:4].assign(**{"evaluation set": ["a", "a", "b", "b"]}))["blocks"][0]
     assert (sets["n_sets"], sets["above"], sets["below"], sets["mixed"]) == (2, ["b"], [], ["a"])
+    # what the comparisons are made of: 2 sets x 2 length units x 1 other metric = 4 (not 4 sets)
+    made = study.reg_base_findings(hand.iloc[:4].assign(**{"evaluation set": ["a", "a", "b", "b"],
+                                                           "lengths": ["subword", "char"] * 2, "against": "BLEU"}))
+    assert {k: made["blocks"][0][k] for k in ("n", "n_sets", "n_units", "n_others")} == {
+        "n": 4, "n_sets": 2, "n_units": 2, "n_others": 1}
     t1 = pd.DataFrame({REGEMT: [0.5, 0.2], REG_BASE: [0.5, 0.1]}, index=["r1", "r2"])
     t2 = pd.DataFrame({REGEMT: [0.1], REG_BASE: [0.3]}, index=["r1"])
     assert study.reg_base_vs_regemt({"Table 1": t1, "further sets": t2}) == {

@@ -1,9 +1,12 @@
 """The paper's evaluation: single metrics, Reg-base and RegEMT on held-out rows, by Spearman.
 
 * :func:`evaluate` — fit Reg-base (on the two length features) and RegEMT (on every metric
-  column and Reg-base's prediction: Reg-base is one of RegEMT's features) on the training rows, then the Spearman correlation of every
-  column and both ensembles with the human scores on the test rows. ``fit_rows`` from another
-  language pair gives the paper's cross-lingual "-X" rows.
+  column and the same two lengths, raw, as the authors' code appends them: Reg-base's *prediction*
+  is no feature, so no in-sample fit enters RegEMT's model selection) on the training rows, then
+  the Spearman correlation of every column and both ensembles with the human scores on the test
+  rows. ``fit_on`` from another language pair gives the paper's cross-lingual "-X" rows.
+* :func:`metric_ablation` — the paper's ablation over the metric columns, the two lengths kept
+  in every step (the authors' ensemble always appends them), down to the lengths alone (Reg-base).
 * :func:`spearman_table` — signed Spearman per column on given rows, with the number of rows a
   column has no value for (left out of its correlation, and counted).
 * :func:`group_bootstrap` — percentile intervals by resampling the test *source texts* (all
@@ -24,7 +27,8 @@ from mtlib.bootstrap import group_resample_counts
 from mtlib.correlation import correlation_with_p, resampled_spearman
 from mtlib.regemt.ensemble import FittedEnsemble, fit_ensemble, split_by_source
 
-__all__ = ["Evaluation", "evaluate", "spearman_table", "group_bootstrap", "REG_BASE", "REGEMT"]
+__all__ = ["Evaluation", "evaluate", "regemt_features", "metric_ablation", "spearman_table", "group_bootstrap",
+           "REG_BASE", "REGEMT"]
 
 REG_BASE, REGEMT = "Reg-base", "RegEMT"
 
@@ -57,6 +61,8 @@ class Evaluation:
         human: the test rows' human scores.
         table: :func:`spearman_table` of ``predictions``.
         reg_base, regemt: the fitted ensembles.
+        lengths: the test rows' two lengths (with the metric columns of ``predictions``, RegEMT's
+            features: :func:`regemt_features`).
     """
 
     test: np.ndarray
@@ -65,13 +71,25 @@ class Evaluation:
     table: pd.DataFrame
     reg_base: FittedEnsemble
     regemt: FittedEnsemble
+    lengths: pd.DataFrame | None = None
+
+
+def regemt_features(scores: pd.DataFrame, lengths: pd.DataFrame) -> pd.DataFrame:
+    """RegEMT's features: the metric columns, then the two raw lengths (Reg-base's features), row
+    by row (as the authors' ensemble appends the lengths to the metrics' scores)."""
+    if len(scores) != len(lengths):
+        raise ValueError(f"{len(scores)} score rows but {len(lengths)} length rows")
+    clash = sorted(set(scores.columns) & set(lengths.columns))
+    if clash:
+        raise ValueError(f"columns {clash} are both metric scores and lengths")
+    return scores.assign(**{c: lengths[c].to_numpy() for c in lengths.columns})
 
 
 def _fit(scores: pd.DataFrame, lengths: pd.DataFrame, human: np.ndarray, sources: Sequence[str] | None, seed: int,
          inner_split: str, cache):
     reg_base = fit_ensemble(lengths, human, seed=seed, groups=sources, inner_split=inner_split, cache=cache)
-    features = scores.assign(**{REG_BASE: reg_base.predict(lengths)})
-    return reg_base, fit_ensemble(features, human, seed=seed, groups=sources, inner_split=inner_split, cache=cache)
+    return reg_base, fit_ensemble(regemt_features(scores, lengths), human, seed=seed, groups=sources,
+                                  inner_split=inner_split, cache=cache)
 
 
 def evaluate(scores: pd.DataFrame, lengths: pd.DataFrame, human: Sequence[float], sources: Sequence[str], *,
@@ -118,9 +136,47 @@ def evaluate(scores: pd.DataFrame, lengths: pd.DataFrame, human: Sequence[float]
                                 np.asarray(f_human, dtype=float), f_sources, seed, inner_split, cache)
     t_scores, t_lengths = scores.iloc[test], lengths.iloc[test]
     base = reg_base.predict(t_lengths)
-    full = regemt.predict(t_scores.assign(**{REG_BASE: base}))
+    full = regemt.predict(regemt_features(t_scores, t_lengths))
     predictions = t_scores.assign(**{REG_BASE: base, REGEMT: full})
-    return Evaluation(np.asarray(test), predictions, y[test], spearman_table(predictions, y[test]), reg_base, regemt)
+    return Evaluation(np.asarray(test), predictions, y[test], spearman_table(predictions, y[test]), reg_base, regemt,
+                      t_lengths)
+
+
+def metric_ablation(scores: pd.DataFrame, lengths: pd.DataFrame, human: Sequence[float], train: np.ndarray,
+                    test: np.ndarray, sources: Sequence[str], *, seed: int = 42, inner_split: str = "source",
+                    cache: bool | str | os.PathLike = True) -> pd.DataFrame:
+    """The paper's ablation of RegEMT: refit after repeatedly dropping the *metric* with the
+    highest |Spearman| to any other remaining metric (on the training rows), the two lengths kept
+    in every step, until only the lengths are left (that last fit is Reg-base's: the same
+    features, rows and seed).
+
+    Returns:
+        One row per step: ``step``, ``dropped`` (the metric dropped before it), ``metrics`` (how
+        many are left), ``remaining`` (their names), ``choice`` (the regressor) and ``spearman``
+        (the refitted ensemble's test ρ).
+    """
+    y = np.asarray(human, dtype=float)
+    src = list(sources)
+    train, test = np.asarray(train), np.asarray(test)
+    x_train, x_test = scores.iloc[train], scores.iloc[test]
+    l_train, l_test = lengths.iloc[train], lengths.iloc[test]
+    groups = [src[i] for i in train]
+    remaining, rows, dropped = list(scores.columns), [], None
+    while True:
+        fitted = fit_ensemble(regemt_features(x_train[remaining], l_train), y[train], seed=seed, groups=groups,
+                              inner_split=inner_split, cache=cache)
+        rho = _spearman(fitted.predict(regemt_features(x_test[remaining], l_test)), y[test])[0]
+        rows.append({"step": len(rows), "dropped": dropped, "metrics": len(remaining), "remaining": list(remaining),
+                     "choice": fitted.choice, "spearman": rho})
+        if not remaining:
+            return pd.DataFrame(rows)
+        if len(remaining) == 1:
+            dropped = remaining.pop()
+            continue
+        corr = x_train[remaining].replace([np.inf, -np.inf], np.nan).corr(method="spearman").abs()
+        corr = corr.mask(np.eye(len(remaining), dtype=bool))  # a metric's correlation with itself
+        dropped = corr.max(axis=1).idxmax()
+        remaining.remove(dropped)
 
 
 def group_bootstrap(predictions: pd.DataFrame, human: Sequence[float], groups: Sequence[str], *,

@@ -9,12 +9,15 @@ its own generator), so the order of the calls does not change a number.
 * :class:`Featurizer` — the scoring settings (encoder, Reg-base's length unit);
   :func:`judged_set` / :func:`load_mqm_sets` — rows, source split and features of a set;
 * :func:`evaluate_sets` — every held-out evaluation, with the cross-lingual ("-X") fits;
-  :func:`table1`, :func:`table1_bottom` — the paper's Table 1 beside ours; :func:`mean_over_seeds`,
-  :func:`seed_table` — its mean and range over ensemble seeds; :func:`versus_best` — RegEMT
+  :func:`table1`, :func:`table1_bottom` — the paper's Table 1 beside ours, and :func:`abs_delta`
+  the difference (|ρ| taken per seed and language pair before any mean); :func:`mean_over_seeds`,
+  :func:`seed_table` — its mean and range over ensemble seeds, with each ensemble's regressor
+  choices; :func:`versus_best` — RegEMT
   against the best single metric, and :func:`versus_reg_base` against Reg-base, per ensemble
   seed, counted by :func:`versus_findings`;
 * :func:`da_evaluations`, :func:`critical_evaluations` — the DA and critical-error rows;
-* :func:`interval_table`, :func:`split_table`, :func:`combined_matrix`, :func:`ablations`,
+* :func:`interval_table`, :func:`interval_differences` (RegEMT − the best single metric, paired
+  over the same resampled sources), :func:`split_table`, :func:`combined_matrix`, :func:`ablations`,
   :func:`importance_table`, :func:`extra_table`, :func:`reg_base_table`, :func:`context_table`,
   :func:`compos_table`, :func:`level_table` — one table per section, each with its ``*_findings``
   (the numbers its sentences quote; the sentences are the chapter's templates);
@@ -24,7 +27,8 @@ its own generator), so the order of the calls does not change a number.
   (:func:`mtbook.comparisons.family`; a test two tables hold counted once), each table given
   its Holm p and verdict;
   :func:`seed_verdict` — the verdict of a row tested once per ensemble seed; :func:`family_floor`
-  — how low its p-values can go;
+  — how low its p-values can go; :func:`within_mc_error` — whether a Holm p lies within Monte
+  Carlo error of the level (a *borderline* result), counted by :func:`family_borderline`;
 * :func:`by_metric`, :func:`seed_view`, :func:`versus_view`, :func:`split_view`,
   :func:`reg_base_view`, :func:`context_view`, :func:`level_view` and :func:`narrow` — the
   page's tables, narrow enough for its text column (numbers unchanged).
@@ -45,8 +49,9 @@ from mtlib.bootstrap import group_codes, group_resample_counts
 from mtlib.correlation import resampled_spearman
 from mtlib.data import STANDARD_REFERENCES
 from mtbook.studies.regemt import datasets
-from mtlib.regemt.ensemble import ablation, permutation_importance, split_by_source
-from mtbook.studies.regemt.experiment import REG_BASE, REGEMT, Evaluation, evaluate, group_bootstrap, spearman_table
+from mtlib.regemt.ensemble import permutation_importance, split_by_source
+from mtbook.studies.regemt.experiment import (REG_BASE, REGEMT, Evaluation, evaluate, group_bootstrap, metric_ablation,
+                                             regemt_features, spearman_table)
 from mtlib.regemt.scores import (COMPOS_ROW, EXTRA, Encoder, columns_for, length_table, score_rows,
                                  undefined_counts)
 from mtbook.comparisons import Compared, family
@@ -57,14 +62,15 @@ __all__ = ["SETTING_NAME", "ALPHA", "SHOWN_ONLY", "UNIT", "compare_columns", "pa
            "versus_view", "split_view", "reg_base_view", "context_view", "level_view", "Features", "Featurizer", "JudgedSet", "judged_set", "compos_row", "with_shown",
            "load_mqm_sets", "overview", "undefined_table", "other_pair", "evaluate_sets", "row_label", "paper_values",
            "against_paper", "table1", "table1_order", "best_single", "mean_over_seeds", "seed_table", "table1_seeds",
-           "versus_best", "versus_reg_base", "versus_best_rows", "versus_findings", "table1_findings",
+           "versus_best", "versus_reg_base", "versus_best_rows", "versus_findings", "table1_findings", "abs_delta",
+           "mean_abs_over_pairs", "within_mc_error", "family_borderline", "interval_differences", "interval_counts",
            "da_evaluations", "critical_evaluations", "mean_over_pairs", "table1_bottom", "no_value_table",
            "interval_table", "interval_findings", "split_table", "split_findings", "combined_matrix",
            "join_triangles", "mean_abs_offdiagonal", "table2_findings", "ablations", "ablation_findings",
            "importance_table", "importance_findings", "extra_table", "extra_findings", "paired_difference",
            "reg_base_table", "reg_base_da_table", "reg_base_findings", "reg_base_vs_regemt", "context_table",
            "context_findings", "compos_table", "compos_findings", "levels", "level_table", "level_findings",
-           "perm_test_counts", "SAME_TEST"]
+           "perm_test_counts", "SAME_TEST", "BORDERLINE"]
 
 SETTING_NAME = {"ref": "reference-based", "src": "source-based"}
 SHOWN_ONLY = (COMPOS_ROW,)  # columns shown beside the features, never fitted on nor picked as the best single metric
@@ -118,8 +124,9 @@ def page_family(tables: Mapping[str, pd.DataFrame], *, alpha: float = ALPHA
     ``comparison``, as :func:`versus_best`, :func:`split_table`, :func:`reg_base_table` and
     :func:`context_table` give them) as ONE family, Holm-adjusted together
     (:func:`mtbook.comparisons.family`; each comparison's setting: the table's name and its
-    columns of :data:`FAMILY_SETTING`); and each table with the family's ``Holm p`` and
-    ``verdict`` (a :class:`~mtlib.significance.Verdict` value, taken on the Holm p) added.
+    columns of :data:`FAMILY_SETTING`); and each table with the family's ``Holm p``, its
+    ``verdict`` (a :class:`~mtlib.significance.Verdict` value, taken on the Holm p) and
+    ``borderline`` (:func:`within_mc_error`: the Holm p within Monte Carlo error of ``alpha``) added.
 
     A test that two tables hold (the split table's rows on the page's own split are Table 1's
     tests of the same ensemble seed: :func:`_test_key`) enters the family ONCE, under the first
@@ -150,8 +157,38 @@ def page_family(tables: Mapping[str, pd.DataFrame], *, alpha: float = ALPHA
     for name, t in tables.items():
         mine, at = [rows[i] for i in where[at:at + len(t)]], at + len(t)
         out[name] = t.assign(**{"Holm p": [r.p_holm for r in mine], "verdict": [r.verdict.value for r in mine],
-                                SAME_TEST: same[name]})
+                                "borderline": [_borderline(r, alpha) for r in mine], SAME_TEST: same[name]})
     return rows, out
+
+
+def within_mc_error(p: float, p_holm: float, n_permutations: int, *, level: float = ALPHA, k: float = 2.0) -> bool:
+    """Whether a Holm-adjusted ``p_holm`` lies within ``k`` Monte Carlo standard errors of
+    ``level``, so that another draw of the permutations could put it on the other side.
+
+    The raw ``p`` is a share of ``n_permutations`` draws, with the binomial standard error
+    sqrt(p(1 − p)/n) (a p of 0, which no draw reached, counted as 1/n, as the family counts it);
+    Holm multiplies the raw p by up to the family's size, and its error with it, so the adjusted
+    p's standard error is taken as that error times ``p_holm / p``. (A p judged on its own:
+    pass it as both.) False for an untested (NaN) p."""
+    if n_permutations < 1:
+        raise ValueError(f"within_mc_error: n_permutations must be positive, got {n_permutations}")
+    if p != p or p_holm != p_holm:
+        return False
+    raw = max(p, 1 / n_permutations)
+    se = np.sqrt(raw * (1 - raw) / n_permutations) * (p_holm / raw)
+    return bool(abs(p_holm - level) <= k * se)
+
+
+def _borderline(r: Compared, alpha: float) -> bool:
+    return within_mc_error(r.p, r.p_holm, r.n_permutations, level=alpha)
+
+
+def family_borderline(rows: Sequence[Compared], *, alpha: float = ALPHA) -> dict:
+    """How many tests of the family are borderline (:func:`within_mc_error` of ``alpha``, on the
+    Holm p): ``n``, of them called significant (``significant``) or not (``not_significant``)."""
+    hits = [r for r in rows if _borderline(r, alpha)]
+    sig = sum(r.verdict in (Verdict.A_BETTER, Verdict.B_BETTER) for r in hits)
+    return {"n": len(hits), "significant": sig, "not_significant": len(hits) - sig}
 
 
 def family_floor(rows: Sequence[Compared]) -> dict | None:
@@ -377,8 +414,9 @@ def table1(evaluations: Mapping[tuple[str, str, bool], Evaluation], keys: Sequen
            paper: Mapping[tuple[str, str, str, str], float], order: Sequence[str],
            paper_test_set: str = "wmt21.news") -> tuple[pd.DataFrame, pd.DataFrame, dict[str, str]]:
     """Table 1's MQM block for ``keys``: our test Spearman per row (:func:`row_label`), the
-    paper's values (for ``paper_test_set`` only) and the regressor RegEMT chose per row."""
-    ours, paper_rows, choice = {}, {}, {}
+    paper's values (for ``paper_test_set`` only) and the regressor RegEMT chose per row, then the
+    one Reg-base chose."""
+    ours, paper_rows, choice, base_choice = {}, {}, {}, {}
     for key in keys:
         test_set, lp = key.split()
         for setting in ("src", "ref"):
@@ -388,9 +426,10 @@ def table1(evaluations: Mapping[tuple[str, str, bool], Evaluation], keys: Sequen
                 label = row_label(key, setting, cross)
                 ours[label] = evaluations[key, setting, cross].table["spearman"]
                 choice[label] = evaluations[key, setting, cross].regemt.choice
+                base_choice[label] = evaluations[key, setting, cross].reg_base.choice
                 if test_set == paper_test_set:
                     paper_rows[label] = paper_values(paper, "MQM", setting, lp + ("-X" if cross else ""))
-    return (*against_paper(ours, paper_rows, order), choice)
+    return (*against_paper(ours, paper_rows, order), choice, base_choice)
 
 
 def table1_order(paper_columns: Sequence[str]) -> list[str]:
@@ -418,33 +457,57 @@ def mean_over_seeds(tables: Mapping[int, pd.DataFrame]) -> pd.DataFrame:
                                                                           columns=frames[0].columns)
 
 
-def seed_table(tables: Mapping[int, pd.DataFrame], choices: Mapping[int, Mapping[str, str]] | None = None
-               ) -> pd.DataFrame:
+def seed_table(tables: Mapping[int, pd.DataFrame], choices: Mapping[int, Mapping[str, str]] | None = None,
+               base_choices: Mapping[int, Mapping[str, str]] | None = None) -> pd.DataFrame:
     """Per row of the tables (one per ensemble seed): mean, lowest and highest ρ of RegEMT and
-    of Reg-base over the seeds and, given the regressors chosen (seed -> row -> ``linear`` or
-    ``mlp``), in how many seeds RegEMT chose the MLP."""
+    of Reg-base over the seeds and, given the regressors RegEMT chose (``choices``: seed -> row
+    -> ``linear`` or ``mlp``) and those Reg-base chose (``base_choices``), in how many seeds each
+    chose the MLP (column ``{name} MLP chosen``) and over how many seeds (``seeds``)."""
     cols = {}
-    for name in (REGEMT, REG_BASE):
+    for name, chosen in ((REGEMT, choices), (REG_BASE, base_choices)):
         v = pd.DataFrame({s: t[name] for s, t in tables.items()})
         cols[f"{name} mean"], cols[f"{name} low"], cols[f"{name} high"] = v.mean(axis=1), v.min(axis=1), v.max(axis=1)
+        if chosen:
+            cols[f"{name} MLP chosen"] = pd.Series([sum(c[label] == "mlp" for c in chosen.values())
+                                                    for label in v.index], index=v.index)
     out = pd.DataFrame(cols)
-    if choices:
-        out["MLP chosen"] = [sum(c[label] == "mlp" for c in choices.values()) for label in out.index]
-        out["seeds"] = len(choices)
+    if choices or base_choices:
+        out["seeds"] = len(choices or base_choices)
     return out
 
 
 def table1_seeds(evaluations_by_seed: Mapping[int, Mapping[tuple[str, str, bool], Evaluation]], keys: Sequence[str],
                  *, paper: Mapping[tuple[str, str, str, str], float], order: Sequence[str],
-                 paper_test_set: str = "wmt21.news") -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+                 paper_test_set: str = "wmt21.news"
+                 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """:func:`table1` under each ensemble seed: ours as the mean over the seeds
-    (:func:`mean_over_seeds`), the paper's values and the :func:`seed_table` (ranges and MLP
-    choices)."""
+    (:func:`mean_over_seeds`), the paper's values, the :func:`seed_table` (ranges and both
+    ensembles' MLP choices) and the difference to the paper, :func:`abs_delta` (|ρ| per seed)."""
     runs = {s: table1(e, keys, paper=paper, order=order, paper_test_set=paper_test_set)
             for s, e in evaluations_by_seed.items()}
     first = next(iter(runs.values()))
     return (mean_over_seeds({s: r[0] for s, r in runs.items()}), first[1],
-            seed_table({s: r[0] for s, r in runs.items()}, {s: r[2] for s, r in runs.items()}))
+            seed_table({s: r[0] for s, r in runs.items()}, {s: r[2] for s, r in runs.items()},
+                       {s: r[3] for s, r in runs.items()}),
+            abs_delta([r[0] for r in runs.values()], first[1]))
+
+
+def abs_delta(tables: Sequence[pd.DataFrame], paper: pd.DataFrame) -> pd.DataFrame:
+    """Ours minus the paper's, cell by cell, as the mean of |ρ_ours| − |ρ_paper|: |ρ| is taken in
+    each of ``tables`` (one per ensemble seed; for the DA and critical-error rows, the mean of |ρ|
+    over the language pairs, :func:`mean_abs_over_pairs`) *before* the mean over them, never of a
+    mean of signed values (the paper prints |ρ|, for those rows the mean of |ρ| over the pairs).
+    Rows and columns: ``paper``'s; NaN where either has no value."""
+    if not len(tables):
+        raise ValueError("abs_delta: no tables (give one per ensemble seed)")
+    mean_abs = mean_over_seeds({i: t.abs() for i, t in enumerate(tables)})
+    return mean_abs.reindex(index=paper.index, columns=paper.columns) - paper.abs()
+
+
+def mean_abs_over_pairs(per_pair: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Row (e.g. ``DA 2016-ref``) -> the mean over its language pairs of each column's |ρ|, from
+    :func:`table1_bottom`'s per-pair tables (a pair per row, a metric per column)."""
+    return pd.DataFrame({label: t.abs().mean() for label, t in per_pair.items()}).T
 
 
 def versus_best(evaluations_by_seed: Mapping[int, Mapping[tuple[str, str, bool], Evaluation]], keys: Sequence[str],
@@ -505,7 +568,9 @@ def versus_best_rows(tests: pd.DataFrame) -> pd.DataFrame:
     over the seeds (the same under every seed for a single metric), RegEMT's mean, lowest and
     highest ρ over the seeds, the mean difference, the lowest and highest raw and Holm p, how
     many seeds chose the MLP, how many seeds were tested (``tested``) and found RegEMT better
-    (``better``) or worse (``worse``) after Holm, and the :func:`seed_verdict`."""
+    (``better``) or worse (``worse``) after Holm, in how many the Holm p is within Monte Carlo
+    error of the level (``borderline``: the family's column; 0 without it) and the
+    :func:`seed_verdict`."""
     out = []
     for row, g in tests.groupby("row", sort=False):
         gap = g["difference"].mean()
@@ -517,6 +582,7 @@ def versus_best_rows(tests: pd.DataFrame) -> pd.DataFrame:
                     "MLP chosen": int((g["choice"] == "mlp").sum()), "seeds": len(g),
                     "tested": sum(v != Verdict.UNTESTED.value for v in verdicts),
                     "better": verdicts.count(B_BETTER), "worse": verdicts.count(A_BETTER),
+                    "borderline": int(g["borderline"].sum()) if "borderline" in g else 0,
                     "verdict": _shown_verdict(gap, seed_verdict(verdicts))})
     return pd.DataFrame(out).set_index("row")
 
@@ -534,15 +600,16 @@ def versus_findings(vs: pd.DataFrame) -> dict:
     """:func:`versus_best_rows` as counts: over how many seeds, how many rows, which rows RegEMT
     is above, level with (the difference rounds to 0.000, as the table shows it) or below, and
     the rows where the family (after Holm) finds RegEMT better, or worse, under every tested
-    seed (with their difference and raw and Holm p range; ``some_seeds``: under some seeds but
+    seed (with their difference, raw and Holm p range and ``borderline``: under how many seeds
+    the Holm p is within Monte Carlo error of the level; ``some_seeds``: under some seeds but
     not all); ``undefined``: rows without a difference (a NaN ρ)."""
     shown = vs["difference"].round(3) if len(vs) else pd.Series(dtype=float)
     up, down, level = vs[shown > 0], vs[shown < 0], vs[shown == 0]
 
     def rows(frame):
         return [{"row": r, "other": v["best"], "difference": v["difference"], "p_low": v["p low"],
-                 "p_high": v["p high"], "holm_low": v["Holm low"], "holm_high": v["Holm high"]}
-                for r, v in frame.iterrows()]
+                 "p_high": v["p high"], "holm_low": v["Holm low"], "holm_high": v["Holm high"],
+                 "borderline": int(v.get("borderline", 0))} for r, v in frame.iterrows()]
     every = vs[(vs["tested"] > 0) & (vs["better"] == vs["tested"])] if len(vs) else vs
     never = vs[(vs["tested"] > 0) & (vs["worse"] == vs["tested"])] if len(vs) else vs
     some = [r for r, v in vs.iterrows() if (0 < v["better"] < v["tested"]) or (0 < v["worse"] < v["tested"])]
@@ -552,18 +619,16 @@ def versus_findings(vs: pd.DataFrame) -> dict:
             "some_seeds": some}
 
 
-def table1_findings(ours: pd.DataFrame, paper: pd.DataFrame, vs: pd.DataFrame, *, inner_split: str = "source"
-                    ) -> dict:
-    """From Table 1 (``ours``: the mean over the seeds), the paper's values and
+def table1_findings(delta: pd.DataFrame, vs: pd.DataFrame, *, inner_split: str = "source") -> dict:
+    """From Table 1's difference to the paper (``delta``: :func:`abs_delta`, |ρ| per seed) and
     :func:`versus_best_rows` (``vs``): ``versus`` (:func:`versus_findings`), how often RegEMT
     chose the MLP (``mlp`` of ``fits``; rows where every seed chose it, ``always``, and none,
-    ``never``), ``inner_split`` and ``regemt_delta``, the mean of |ours| minus the paper's
-    RegEMT (None when the paper has no value for these rows)."""
-    both = ours[[REGEMT]].join(paper[[REGEMT]].rename(columns={REGEMT: REGEMT + " paper"})).dropna()
+    ``never``), ``inner_split`` and ``regemt_delta``, the mean over the rows of RegEMT's
+    |ρ_ours| − |ρ_paper| (None when the paper has no value for these rows)."""
+    gaps = delta[REGEMT].dropna() if REGEMT in delta else pd.Series(dtype=float)
     return {"versus": versus_findings(vs), "fits": int(vs["seeds"].sum()), "mlp": int(vs["MLP chosen"].sum()),
             "always": int((vs["MLP chosen"] == vs["seeds"]).sum()), "never": int((vs["MLP chosen"] == 0).sum()),
-            "inner_split": inner_split,
-            "regemt_delta": float((both[REGEMT].abs() - both[REGEMT + " paper"]).mean()) if len(both) else None}
+            "inner_split": inner_split, "regemt_delta": float(gaps.mean()) if len(gaps) else None}
 
 
 def da_evaluations(train_rows: pd.DataFrame, test_rows: pd.DataFrame, featurize: Featurizer, *, seed: int = 42,
@@ -665,11 +730,39 @@ def interval_table(evaluations: Mapping[tuple[str, str, bool], Evaluation], data
     return pd.DataFrame(rows)
 
 
+def interval_differences(evaluations: Mapping[tuple[str, str, bool], Evaluation], data: Mapping[str, JudgedSet],
+                         keys: Sequence[str], *, n_resamples: int = 1000, seed: int = 42) -> pd.DataFrame:
+    """Per key and setting (the own-pair evaluations): RegEMT minus the best single metric
+    (:func:`best_single`) and the 95% interval of that difference, both columns read on the same
+    resamples of the test sources (:func:`paired_difference`; with ``seed``, the resamples of
+    :func:`interval_table`). Two intervals that overlap show no difference; this one asks for it.
+    Columns ``evaluation set, setting, best, difference, low, high``."""
+    rows = []
+    for key in keys:
+        for setting in ("ref", "src"):
+            ev = evaluations[key, setting, False]
+            best = best_single(ev.table["spearman"])[0]
+            point, low, high = paired_difference(ev, data[key].rows["src"].iloc[ev.test], REGEMT, best,
+                                                 n_resamples=n_resamples, seed=seed)
+            rows.append({"evaluation set": key, "setting": SETTING_NAME[setting], "best": best, "difference": point,
+                         "low": low, "high": high})
+    return pd.DataFrame(rows)
+
+
+def interval_counts(items: Sequence[Mapping]) -> dict:
+    """Of :func:`interval_findings`' items with a paired ``difference``: how many (``n``), and in
+    how many its 95% interval lies wholly above zero (``above``) or below it (``below``)."""
+    diffs = [x["difference"] for x in items if x.get("difference")]
+    return {"n": len(diffs), "above": sum(d["low"] > 0 for d in diffs), "below": sum(d["high"] < 0 for d in diffs)}
+
+
 def interval_findings(intervals: pd.DataFrame, keys: Sequence[str], tests: pd.DataFrame | None = None,
-                      seed: int | None = None) -> list[dict]:
+                      seed: int | None = None, differences: pd.DataFrame | None = None) -> list[dict]:
     """Per key and setting: RegEMT's ρ and interval and those of the best single metric; with
-    :func:`versus_best`'s ``tests`` (with the family's ``Holm p`` and ``verdict``), also the raw
-    ``p``, ``p_holm`` and ``verdict`` of ensemble seed ``seed`` (None without a test)."""
+    :func:`versus_best`'s ``tests`` (with the family's ``Holm p``, ``verdict`` and
+    ``borderline``), also the raw ``p``, ``p_holm``, ``verdict`` and ``borderline`` of ensemble
+    seed ``seed`` (None without a test); with :func:`interval_differences`, the paired
+    ``difference`` (RegEMT − best: ``rho``, ``low``, ``high``; None without it)."""
     out = []
     for key in keys:
         for setting in ("ref", "src"):
@@ -680,11 +773,21 @@ def interval_findings(intervals: pd.DataFrame, keys: Sequence[str], tests: pd.Da
             item = {"set": key, "setting": SETTING_NAME[setting],
                     "regemt": {"rho": r.rho, "low": r.low, "high": r.high},
                     "best": {"name": best, "rho": b.rho, "low": b.low, "high": b.high}, "p": None, "p_holm": None,
-                    "verdict": None}
+                    "verdict": None, "borderline": None, "difference": None}
             if tests is not None:
                 t = tests[(tests["row"] == row_label(key, setting, False)) & (tests["seed"] == seed)]
                 if len(t) and t["p"].iloc[0] == t["p"].iloc[0]:
-                    item.update(p=t["p"].iloc[0], p_holm=t["Holm p"].iloc[0], verdict=t["verdict"].iloc[0])
+                    item.update(p=t["p"].iloc[0], p_holm=t["Holm p"].iloc[0], verdict=t["verdict"].iloc[0],
+                                borderline=bool(t["borderline"].iloc[0]) if "borderline" in t else False)
+            if differences is not None:
+                d = differences[(differences["evaluation set"] == key)
+                                & (differences["setting"] == SETTING_NAME[setting])]
+                if len(d):
+                    if d["best"].iloc[0] != best:
+                        raise ValueError(f"interval_findings: {key} {setting}: the paired difference is against "
+                                         f"{d['best'].iloc[0]}, the intervals' best single metric is {best}")
+                    item["difference"] = {"rho": d["difference"].iloc[0], "low": d["low"].iloc[0],
+                                          "high": d["high"].iloc[0]}
             out.append(item)
     return out
 
@@ -792,45 +895,47 @@ def table2_findings(matrix: pd.DataFrame, ref_evaluation: Evaluation, paper_ref:
             "reg_base_paper": {"BLEU": paper_ref.loc["Reg-base", "BLEU"], "METEOR": paper_ref.loc["Reg-base", "METEOR"]}}
 
 
-def ablations(data: Mapping[str, JudgedSet], evaluations: Mapping[tuple[str, str, bool], Evaluation],
-              keys: Sequence[str], *, seed: int = 42, inner_split: str = "source"
+def ablations(data: Mapping[str, JudgedSet], keys: Sequence[str], *, seed: int = 42, inner_split: str = "source"
               ) -> dict[tuple[str, str], pd.DataFrame]:
-    """(key, setting) -> :func:`~mtlib.regemt.ensemble.ablation` over the metric columns and
-    the fitted Reg-base's prediction, on the set's own split."""
+    """(key, setting) -> :func:`~mtbook.studies.regemt.experiment.metric_ablation` over the
+    metric columns (the two lengths kept in every step), on the set's own split."""
     out = {}
     for key in keys:
         d = data[key]
         for setting in ("ref", "src"):
             s = d.features(setting)
-            base = evaluations[key, setting, False].reg_base
-            feats = s.scores.assign(**{REG_BASE: base.predict(s.lengths)})
-            y = d.rows["human"].to_numpy()
-            out[key, setting] = ablation(feats.iloc[d.train], y[d.train], feats.iloc[d.test], y[d.test], seed=seed,
-                                         groups=list(d.rows["src"].iloc[d.train]), inner_split=inner_split)
+            out[key, setting] = metric_ablation(s.scores, s.lengths, d.rows["human"], d.train, d.test, d.rows["src"],
+                                                seed=seed, inner_split=inner_split)
     return out
 
 
 def ablation_findings(steps_by_set: Mapping[tuple[str, str], pd.DataFrame]) -> list[dict]:
-    """Per ablation: ρ with all features (``full``), the best ρ and how many features it had,
-    and the last feature standing and its ρ."""
+    """Per ablation (:func:`ablations`): ρ with every metric (``full``), the best ρ and how many
+    metrics it had (``best_metrics``), the last metric standing (``last``) and its ρ, and the ρ
+    of the lengths alone (``lengths_rho``, the last step: Reg-base's fit)."""
     out = []
     for (key, setting), steps in steps_by_set.items():
-        peak, last = steps.loc[steps["spearman"].idxmax()], steps.iloc[-1]
+        peak, one = steps.loc[steps["spearman"].idxmax()], steps[steps["metrics"] == 1]
+        alone = steps[steps["metrics"] == 0]
         out.append({"set": key, "setting": SETTING_NAME[setting], "full": steps["spearman"].iloc[0],
-                    "best": peak["spearman"], "best_features": int(peak["features"]), "last": last["remaining"][0],
-                    "last_rho": last["spearman"]})
+                    "best": peak["spearman"], "best_metrics": int(peak["metrics"]),
+                    "last": one["remaining"].iloc[0][0] if len(one) else None,
+                    "last_rho": one["spearman"].iloc[0] if len(one) else None,
+                    "lengths_rho": alone["spearman"].iloc[0] if len(alone) else None})
     return out
 
 
 def importance_table(evaluations: Mapping[tuple[str, str, bool], Evaluation], key: str, *, n_repeats: int = 10,
                      seed: int = 42) -> pd.DataFrame:
-    """Per feature, the drop in RegEMT's test ρ when it is shuffled, one column per setting
-    name, sorted by the reference-based drop."""
+    """Per feature of RegEMT (the metric columns and the two lengths), the drop in its test ρ
+    when that feature is shuffled, one column per setting name, sorted by the reference-based
+    drop."""
     imp = {}
     for setting in ("ref", "src"):
         ev = evaluations[key, setting, False]
-        imp[SETTING_NAME[setting]] = permutation_importance(ev.regemt, ev.predictions.drop(columns=[REGEMT]), ev.human,
-                                                            n_repeats=n_repeats, seed=seed)["drop"]
+        features = regemt_features(ev.predictions, ev.lengths)
+        imp[SETTING_NAME[setting]] = permutation_importance(ev.regemt, features, ev.human, n_repeats=n_repeats,
+                                                            seed=seed)["drop"]
     return pd.DataFrame(imp).sort_values("reference-based", ascending=False)
 
 
@@ -940,7 +1045,10 @@ def reg_base_findings(rb: pd.DataFrame, *, paper_da: pd.Series | None = None) ->
     """Per block of comparisons (column ``data`` of :func:`reg_base_table` and
     :func:`reg_base_da_table`, with the family's ``verdict``, :func:`page_family`): how often
     Reg-base is above or below BLEU and METEOR, with the whole 95% interval on one side of zero
-    (``*_ci``) and found better or worse by the family after Holm (``*_sig``); and the sets (column ``evaluation set``, when present; else the block) where
+    (``*_ci``) and found better or worse by the family after Holm (``*_sig``); what one block's
+    ``n`` comparisons are made of: ``n_sets`` sets (column ``evaluation set``, when present; else
+    the block is one) × ``n_units`` length units (column ``lengths``) × ``n_others`` other metrics
+    (column ``against``; both None without the column); and the sets where
     Reg-base is above both in every comparison, below both, or either way. ``paper_da``: the
     paper's DA row (column -> |ρ|), kept when it has Reg-base, BLEU and METEOR."""
     blocks = []
@@ -952,7 +1060,9 @@ def reg_base_findings(rb: pd.DataFrame, *, paper_da: pd.Series | None = None) ->
         below = [k for k, d in per if (d < 0).all()]
         blocks.append({"data": data, "n": len(g), "up": len(up), "up_ci": int((g["low"] > 0).sum()),
                        "up_sig": int((up["verdict"] == B_BETTER).sum()), "down": len(down),
-                       "down_ci": int((g["high"] < 0).sum()), "down_sig": int((down["verdict"] == A_BETTER).sum()), "n_sets": len(per), "above": above,
+                       "down_ci": int((g["high"] < 0).sum()), "down_sig": int((down["verdict"] == A_BETTER).sum()),
+                       "n_sets": len(per), "n_units": int(g["lengths"].nunique()) if "lengths" in g else None,
+                       "n_others": int(g["against"].nunique()) if "against" in g else None, "above": above,
                        "below": below, "mixed": [k for k, _ in per if k not in above and k not in below]})
     paper = None
     if paper_da is not None and {REG_BASE, "BLEU", "METEOR"} <= set(paper_da.dropna().index):
@@ -1176,28 +1286,46 @@ def p_span(low: float, high: float, n_permutations: int) -> str:
     return a if a == b else f"{a} to {b}"
 
 
+BORDERLINE = " (borderline)"  # a verdict whose Holm p lies within Monte Carlo error of the level
+
+
 def verdict_text(row: Mapping) -> str:
-    """The family's verdict of a row with columns ``A``, ``B`` and ``verdict``, with the names."""
-    return {B_BETTER: f"{row['B']} better", A_BETTER: f"{row['A']} better"}.get(row["verdict"], row["verdict"])
+    """The family's verdict of a row with columns ``A``, ``B`` and ``verdict``, with the names, and
+    :data:`BORDERLINE` where the row's ``borderline`` is true (:func:`within_mc_error`)."""
+    text = {B_BETTER: f"{row['B']} better", A_BETTER: f"{row['A']} better"}.get(row["verdict"], row["verdict"])
+    return text + (BORDERLINE if row.get("borderline", False) in (True, 1) else "")
+
+
+def _two_levels(c: str) -> tuple[str, str]:
+    for stat in ("MLP chosen", "mean", "low", "high"):
+        if c.endswith(" " + stat):
+            return c[:-len(stat) - 1], stat
+    return c, ""
 
 
 def seed_view(table: pd.DataFrame) -> pd.DataFrame:
-    """:func:`seed_table` with its columns under two levels (ensemble, then mean/low/high)."""
+    """:func:`seed_table` with its columns under two levels (ensemble, then mean/low/high/MLP chosen)."""
     out = table.copy()
-    out.columns = pd.MultiIndex.from_tuples([tuple(c.rsplit(" ", 1)) if c.endswith((" mean", " low", " high"))
-                                             else (c, "") for c in table.columns])
+    out.columns = pd.MultiIndex.from_tuples([_two_levels(c) for c in table.columns])
     return out
 
 
 def versus_view(vs: pd.DataFrame, n_permutations: int, *, other: bool = True) -> pd.DataFrame:
     """:func:`versus_best_rows` for the page: the other column (with ``other``), its ρ, RegEMT's
     mean ρ, the mean difference ``Δ``, the raw and Holm p as their range over the seeds and the
-    verdict after Holm."""
+    verdict after Holm (marked borderline under the seeds whose Holm p is within Monte Carlo
+    error of the level, :func:`within_mc_error`)."""
+    marks = vs["borderline"] if "borderline" in vs else pd.Series(0, index=vs.index)
+    seeds = vs["seeds"] if "seeds" in vs else pd.Series(1, index=vs.index)
+
+    def verdict(v, k, n):
+        text = (REGEMT + " " + v) if v.startswith(("better", "worse")) else v
+        return text + ("" if not k else BORDERLINE if n == 1 else f" (borderline under {k} of {n} seeds)")
     return pd.DataFrame(({"other": vs["best"]} if other else {}) | {
         "other ρ": vs["best ρ"], "RegEMT ρ": vs["RegEMT mean"], "Δ": vs["difference"],
         "p": [p_span(a, b, n_permutations) for a, b in zip(vs["p low"], vs["p high"])],
         "Holm p": [p_span(a, b, n_permutations) for a, b in zip(vs["Holm low"], vs["Holm high"])],
-        "verdict (Holm)": [(REGEMT + " " + v) if v.startswith(("better", "worse")) else v for v in vs["verdict"]]},
+        "verdict (Holm)": [verdict(v, k, n) for v, k, n in zip(vs["verdict"], marks, seeds)]},
         index=vs.index)
 
 
