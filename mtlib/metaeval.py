@@ -21,7 +21,7 @@ from mtlib.correlation import METHODS, row_correlations
 from mtlib.significance import ALPHA, AVERAGE_BY, PermutationResult, grouped_correlation
 
 __all__ = ["STATISTICS", "TieCalibrated", "SoftPairwise", "MetricRanking", "WilliamsResult", "average_correlation",
-           "acc_eq", "soft_pairwise_accuracy", "perm_both_stat", "assign_ranks",
+           "acc_eq", "soft_pairwise_accuracy", "metric_values", "perm_both_stat", "assign_ranks",
            "compare_metrics", "williams", "williams_test"]
 
 STATISTICS = (*METHODS, "accuracy", "acc_eq", "spa")
@@ -216,16 +216,29 @@ def _setup(metrics: list, human, statistic: str, average_by: str, labels, who: s
     raise ValueError(f"unknown statistic {statistic!r}; valid: {list(STATISTICS)}")
 
 
+def metric_values(metrics: Mapping[str, object], human, statistic: str = "pearson", *, average_by: str = "none",
+                  labels: Sequence | None = None) -> dict[str, float]:
+    """Each metric's statistic on the same judged items, all in one batch: with ``spa`` one set of
+    permutation draws and one matrix product for every metric (:func:`soft_pairwise_accuracy`'s values
+    and draws), with ``acc_eq`` each metric's ε calibrated (:func:`acc_eq`'s values)."""
+    xs, _, _, f = _setup(list(metrics.values()), human, statistic, average_by, labels, "metric_values")
+    return dict(zip(metrics, (float(v) for v in f(np.stack(xs)))))
+
+
 def perm_both_stat(a, b, human, statistic: str = "pearson", *, average_by: str = "none",
                    labels: Sequence | None = None, n_permutations: int = 1000,
-                   seed: int | None = None) -> PermutationResult:
+                   seed: int | None = None, alternative: str = "greater") -> PermutationResult:
     """PERM-BOTH: one-sided p of "``b`` scores better than ``a``" on a statistic of :data:`STATISTICS`
     (``corr_a``/``corr_b`` hold its values), as mt-metrics-eval's ``ComputeSigMatrix``. A correlation,
     ``accuracy`` (system level; pairs inside one of ``labels``, e.g. language pairs, pooled) or ``spa``:
     ``stats.PermutationSigDiff``, both metrics z-scored over the judged items, each item's two scores
     swapped with probability 1/2 (:func:`mtlib.significance.perm_both`'s draws: same seed, same p for a
     correlation). ``acc_eq``: ``stats.PairwisePermutationSigDiff`` (WMT23/24), each metric's ε
-    calibrated once, each pair's outcome (right or wrong) swapped between the metrics with probability 1/2."""
+    calibrated once, each pair's outcome (right or wrong) swapped between the metrics with probability 1/2.
+    ``alternative="two-sided"``: twice the smaller one-sided p on the same draws (capped at 1; 1 for a tie),
+    the p that testing both directions with one seed gives, at half the cost."""
+    if alternative not in ("greater", "two-sided"):
+        raise ValueError(f"perm_both_stat: alternative must be 'greater' or 'two-sided', got {alternative!r}")
     if n_permutations < 1:
         raise ValueError(f"perm_both_stat: n_permutations must be positive, got {n_permutations}")
     (xa, xb), y, groups, f = _setup([a, b], human, statistic, average_by, labels, "perm_both_stat")
@@ -250,6 +263,9 @@ def perm_both_stat(a, b, human, statistic: str = "pearson", *, average_by: str =
     deltas = np.concatenate([draw(min(size, n_permutations - s)) for s in range(0, n_permutations, size)])
     delta = float(stat_b - stat_a)
     p = float(np.mean(np.nan_to_num(deltas, nan=-np.inf) >= delta - 1e-12))
+    if alternative == "two-sided":  # the reverse claim's draws are these negated
+        below = float(np.mean(np.nan_to_num(deltas, nan=np.inf) <= delta + 1e-12))
+        p = 1.0 if abs(delta) <= 1e-12 else min(1.0, 2 * min(p, below))
     return PermutationResult(float(stat_a), float(stat_b), delta, p, n_permutations, len(y), statistic)
 
 
@@ -289,8 +305,7 @@ def compare_metrics(metrics: Mapping[str, object], human, statistic: str = "pear
     :func:`perm_both_stat` (one seed: the same draws for every pair), clustered by
     :func:`assign_ranks` (mirrors ``data.CompareMetrics``; with ``accuracy``
     ``CompareMetricsWithGlobalAccuracy``, with ``spa`` ``CompareMetricsWithPairwiseConfidenceError``)."""
-    xs, _, _, f = _setup(list(metrics.values()), human, statistic, average_by, labels, "compare_metrics")
-    scores = dict(zip(metrics, (float(v) for v in f(np.stack(xs)))))
+    scores = metric_values(metrics, human, statistic, average_by=average_by, labels=labels)
     names = sorted(scores, key=lambda k: (math.inf if math.isnan(scores[k]) else -scores[k], k))
     p = np.full((len(names), len(names)), math.nan)
     for i, j in itertools.combinations(range(len(names)), 2):

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from mtlib.metaeval import (acc_eq, assign_ranks, average_correlation, compare_metrics, perm_both_stat,
+from mtlib.metaeval import (acc_eq, assign_ranks, average_correlation, compare_metrics, metric_values, perm_both_stat,
                             soft_pairwise_accuracy, williams, williams_test)
 from mtlib.significance import perm_both
 
@@ -183,6 +183,36 @@ def test_perm_both_on_acc_eq_swaps_pair_outcomes():
     assert r.pvalue == pytest.approx(0.125, abs=0.01)
     # identical metrics: every permutation gives Δ 0 >= 0
     assert perm_both_stat([1, 2, 3], [1, 2, 3], [1, 2, 3], "acc_eq", n_permutations=50).pvalue == 1.0
+
+
+def test_metric_values_in_one_batch_equal_each_metric_alone():
+    rng = np.random.default_rng(0)
+    human = rng.normal(size=(6, 30))
+    human[5] = np.nan  # a system without human scores: left out
+    human[0, 3] = np.nan  # a segment not judged for every system: left out of SPA, kept by acc-eq
+    metrics = {k: human + rng.normal(scale=s, size=human.shape) for k, s in [("near", 0.3), ("far", 2.0), ("mid", 1.0)]}
+    for k in metrics:
+        metrics[k][5] = rng.normal(size=30)
+    spa = metric_values(metrics, human, "spa")
+    assert spa == {k: soft_pairwise_accuracy(m, human).value for k, m in metrics.items()}
+    assert spa["near"] > spa["far"]
+    eq = metric_values(metrics, human, "acc_eq", average_by="item")
+    assert eq == pytest.approx({k: acc_eq(m, human, average_by="item").accuracy for k, m in metrics.items()}, abs=1e-15)
+
+
+def test_perm_both_stat_two_sided_is_both_directions_on_one_seed():
+    rng = np.random.default_rng(1)
+    human = rng.normal(size=(5, 40))
+    a, b = human + rng.normal(scale=1.5, size=human.shape), human + rng.normal(scale=1.0, size=human.shape)
+    for stat, by in [("pearson", "none"), ("acc_eq", "item"), ("spa", "none")]:
+        ab = perm_both_stat(a, b, human, stat, average_by=by, n_permutations=200, seed=3)
+        ba = perm_both_stat(b, a, human, stat, average_by=by, n_permutations=200, seed=3)
+        two = perm_both_stat(a, b, human, stat, average_by=by, n_permutations=200, seed=3, alternative="two-sided")
+        assert two.pvalue == min(1.0, 2 * min(ab.pvalue, ba.pvalue)), stat
+        assert (two.corr_a, two.corr_b, two.delta) == (ab.corr_a, ab.corr_b, ab.delta)
+    assert perm_both_stat(a, a, human, "pearson", n_permutations=50, alternative="two-sided").pvalue == 1.0  # a tie
+    with pytest.raises(ValueError, match="alternative must be"):
+        perm_both_stat(a, b, human, "pearson", alternative="less")
 
 
 def test_perm_both_stat_refuses():

@@ -31,7 +31,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from mtbook.comparisons import Compared
-from mtlib.metaeval import MetricRanking, acc_eq, compare_metrics, perm_both_stat, soft_pairwise_accuracy
+from mtlib.metaeval import MetricRanking, compare_metrics, metric_values, perm_both_stat
 from mtlib.significance import ALPHA, Comparison, Verdict, compare
 
 __all__ = ["STATISTICS", "ScoredSet", "mqm_selection", "scored_set", "restrict", "rankings", "ranking_frame", "transfer_pairs",
@@ -151,10 +151,9 @@ def stat_test(a: np.ndarray, b: np.ndarray, human: np.ndarray, label: str, *, n_
     (:func:`mtlib.metaeval.perm_both_stat`), two-sided: twice the smaller of the two one-sided p's,
     both directions on the same draws (capped at 1); 1.0 for a tie."""
     stat, by = STATISTICS[label]
-    ab = perm_both_stat(a, b, human, stat, average_by=by, n_permutations=n_permutations, seed=seed)
-    ba = perm_both_stat(b, a, human, stat, average_by=by, n_permutations=n_permutations, seed=seed)
-    tie = abs(ab.delta) <= 1e-12
-    p = 1.0 if tie else min(1.0, 2 * min(ab.pvalue, ba.pvalue))
+    ab = perm_both_stat(a, b, human, stat, average_by=by, n_permutations=n_permutations, seed=seed,
+                        alternative="two-sided")
+    p = ab.pvalue
     unit = "system pair" if stat == "acc_eq" else "segment score"
     n_units = _pair_count(human) if stat == "acc_eq" else ab.n
     return Comparison(ab.corr_a, ab.corr_b, ab.delta, p, "two-sided", ab.n, n_units, unit, 0.5 ** (n_units - 1),
@@ -172,9 +171,8 @@ def statistic_values(s: ScoredSet, label: str, metrics: Sequence[str] | None = N
     """Each metric's page statistic ``label`` on ``s`` (SPA with its 1,000 seeded draws; acc-eq
     grouped by item, its ε calibrated)."""
     names = list(s.metrics) if metrics is None else list(metrics)
-    if STATISTICS[label][0] == "spa":
-        return {m: soft_pairwise_accuracy(s.metrics[m], s.human).value for m in names}
-    return {m: acc_eq(s.metrics[m], s.human, average_by="item").accuracy for m in names}
+    stat, by = STATISTICS[label]
+    return metric_values({m: s.metrics[m] for m in names}, s.human, stat, average_by=by)
 
 
 def rank_tau(whole: Mapping[str, float], part: Mapping[str, float]) -> float:
@@ -208,7 +206,7 @@ def vat_test(s: ScoredSet, kept: Sequence[int], label: str, *, n_random: int = 1
     p = (1 + random subsets with τ ≥ VAT's) / (1 + ``n_random``). As a Comparison: A is the median
     random subset, B the VAT subset, units the random subsets. Also returns ``{tau_vat,
     tau_median, tau_low, tau_high (5th and 95th percentiles), share_below}``."""
-    from mtlib.vat.analysis import random_subset_masks
+    from mtbook.subsets import random_subset_masks
 
     whole = statistic_values(s, label)
     tau_vat = rank_tau(whole, statistic_values(restrict(s, kept), label))
