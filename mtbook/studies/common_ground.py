@@ -21,6 +21,7 @@ reads "higher is closer to the humans".
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import math
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from mtbook.comparisons import Compared
+from mtbook.evidence import TOO_FEW, too_few
 from mtlib.metaeval import MetricRanking, compare_metrics, metric_values, perm_both_stat
 from mtlib.significance import ALPHA, Comparison, Verdict, compare
 
@@ -257,15 +259,22 @@ def error_tests(s: ScoredSet, counts: Mapping[str, np.ndarray], pairs: Sequence[
     """Per (error kind, metric) of ``pairs`` and base of ``bases``: does the metric track the kind's
     segment counts (``counts``: kind -> systems × segments) better than the base? Pearson's r with
     minus the count over the judged cells, two-sided PERM-BOTH, all rows of one segment swapped
-    together. Returns family entries ``({"idea", "data", "errors"}, base, metric, "r", comparison)``."""
+    together. A kind with too few marked errors on the judged cells (:func:`mtbook.evidence.too_few`,
+    the Otem/Utem chapter's rule) is shown with both correlations but untested (reason
+    :data:`~mtbook.evidence.TOO_FEW`). Returns family entries ``({"idea", "data", "errors", "marked"},
+    base, metric, "r", comparison)``."""
     i, j = np.nonzero(~np.isnan(s.human))
     out = []
     for kind, metric in pairs:
-        y = -np.asarray(counts[kind], float)[i, j]
+        marked = np.asarray(counts[kind], float)[i, j]
+        thin = too_few(float(marked.sum()), len(s.systems))
         for base in bases:
-            c = compare(s.metrics[base][i, j], s.metrics[metric][i, j], y, "pearson", unit="segment", clusters=j,
-                        n_permutations=n_permutations, seed=seed)
-            out.append(({"idea": "Otem/Utem", "data": s.key, "errors": kind}, base, metric, "r", c))
+            c = compare(s.metrics[base][i, j], s.metrics[metric][i, j], -marked, "pearson", unit="segment",
+                        clusters=j, n_permutations=n_permutations, seed=seed)
+            if thin and not math.isnan(c.p):  # shown with its correlations, not tested
+                c = dataclasses.replace(c, p=math.nan, mc_floor=math.nan, reason=TOO_FEW)
+            out.append(({"idea": "Otem/Utem", "data": s.key, "errors": kind, "marked": int(marked.sum())}, base,
+                        metric, "r", c))
     return out
 
 

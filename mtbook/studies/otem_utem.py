@@ -26,6 +26,7 @@ import pandas as pd
 from mtlib.data import load_evalset
 from mtlib.mqm import MQM_ERROR_FILES
 from mtbook.comparisons import Compared
+from mtbook.evidence import MIN_ERRORS_PER_SYSTEM, TOO_FEW, error_rule, too_few
 from mtlib.significance import Comparison, Verdict, compare
 from mtbook.testsets import source
 
@@ -183,29 +184,6 @@ def _compare(base: Sequence[float], metric: Sequence[float], human: Sequence[flo
 
 
 # -- Figures 3-4: agreement with MQM additions and omissions ----------------------------------------
-
-# The fewest marked errors per system, on average, for an MQM analysis to be tested. Error counts
-# are small counts: a system expected to make 2 such errors on the segments makes anywhere from 0
-# to 5 of them in 95% of Poisson draws (:func:`error_rule`), so below 2 per system the differences
-# between systems that the correlation reads are mostly chance. (One per system would let WMT21 TED
-# en-de's 13 additions over 13 systems through, with at most 2 errors per system.)
-MIN_ERRORS_PER_SYSTEM = 2
-TOO_FEW = "too few marked errors to test"  # the reason of an analysis left untested by :func:`too_few`
-
-
-def too_few(total: float, systems: int, per_system: float = MIN_ERRORS_PER_SYSTEM) -> bool:
-    """Whether ``total`` marked errors over ``systems`` systems are fewer than ``per_system`` per
-    system on average: too few to test a correlation with them."""
-    return total < per_system * systems
-
-
-def error_rule(per_system: float = MIN_ERRORS_PER_SYSTEM, level: float = 0.95) -> dict:
-    """The rule of :func:`too_few` as data for the page's words: ``per_system``, and the central
-    ``level`` range of a Poisson count with that mean (``low``, ``high``): how far a system
-    expected to make ``per_system`` errors can land by chance."""
-    from scipy.stats import poisson
-    low, high = poisson.interval(level, per_system)
-    return {"per_system": per_system, "level": level, "low": int(low), "high": int(high)}
 
 def _row(ted_corr: pd.DataFrame, lp: str, signal: str, metric: str) -> pd.Series:
     return ted_corr[(ted_corr.lp == lp) & (ted_corr.errors == signal) & (ted_corr.metric == metric)].iloc[0]

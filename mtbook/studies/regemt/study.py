@@ -28,7 +28,8 @@ its own generator), so the order of the calls does not change a number.
   its Holm p and verdict;
   :func:`seed_verdict` — the verdict of a row tested once per ensemble seed; :func:`family_floor`
   — how low its p-values can go; :func:`within_mc_error` — whether a Holm p lies within Monte
-  Carlo error of the level (a *borderline* result), counted by :func:`family_borderline`;
+  Carlo error of the level (a *borderline* result), counted by :func:`family_borderline` (both from
+  :mod:`mtbook.evidence`);
 * :func:`by_metric`, :func:`seed_view`, :func:`versus_view`, :func:`split_view`,
   :func:`reg_base_view`, :func:`context_view`, :func:`level_view` and :func:`narrow` — the
   page's tables, narrow enough for its text column (numbers unchanged).
@@ -55,6 +56,7 @@ from mtbook.studies.regemt.experiment import (REG_BASE, REGEMT, Evaluation, eval
 from mtlib.regemt.scores import (COMPOS_ROW, EXTRA, Encoder, columns_for, length_table, score_rows,
                                  undefined_counts)
 from mtbook.comparisons import Compared, family
+from mtbook.evidence import borderline, family_borderline, within_mc_error
 from mtlib.significance import ALPHA, Comparison, Verdict, compare
 
 __all__ = ["SETTING_NAME", "ALPHA", "SHOWN_ONLY", "UNIT", "compare_columns", "page_family", "family_floor", "seed_verdict",
@@ -157,38 +159,8 @@ def page_family(tables: Mapping[str, pd.DataFrame], *, alpha: float = ALPHA
     for name, t in tables.items():
         mine, at = [rows[i] for i in where[at:at + len(t)]], at + len(t)
         out[name] = t.assign(**{"Holm p": [r.p_holm for r in mine], "verdict": [r.verdict.value for r in mine],
-                                "borderline": [_borderline(r, alpha) for r in mine], SAME_TEST: same[name]})
+                                "borderline": [borderline(r, alpha) for r in mine], SAME_TEST: same[name]})
     return rows, out
-
-
-def within_mc_error(p: float, p_holm: float, n_permutations: int, *, level: float = ALPHA, k: float = 2.0) -> bool:
-    """Whether a Holm-adjusted ``p_holm`` lies within ``k`` Monte Carlo standard errors of
-    ``level``, so that another draw of the permutations could put it on the other side.
-
-    The raw ``p`` is a share of ``n_permutations`` draws, with the binomial standard error
-    sqrt(p(1 − p)/n) (a p of 0, which no draw reached, counted as 1/n, as the family counts it);
-    Holm multiplies the raw p by up to the family's size, and its error with it, so the adjusted
-    p's standard error is taken as that error times ``p_holm / p``. (A p judged on its own:
-    pass it as both.) False for an untested (NaN) p."""
-    if n_permutations < 1:
-        raise ValueError(f"within_mc_error: n_permutations must be positive, got {n_permutations}")
-    if p != p or p_holm != p_holm:
-        return False
-    raw = max(p, 1 / n_permutations)
-    se = np.sqrt(raw * (1 - raw) / n_permutations) * (p_holm / raw)
-    return bool(abs(p_holm - level) <= k * se)
-
-
-def _borderline(r: Compared, alpha: float) -> bool:
-    return within_mc_error(r.p, r.p_holm, r.n_permutations, level=alpha)
-
-
-def family_borderline(rows: Sequence[Compared], *, alpha: float = ALPHA) -> dict:
-    """How many tests of the family are borderline (:func:`within_mc_error` of ``alpha``, on the
-    Holm p): ``n``, of them called significant (``significant``) or not (``not_significant``)."""
-    hits = [r for r in rows if _borderline(r, alpha)]
-    sig = sum(r.verdict in (Verdict.A_BETTER, Verdict.B_BETTER) for r in hits)
-    return {"n": len(hits), "significant": sig, "not_significant": len(hits) - sig}
 
 
 def family_floor(rows: Sequence[Compared]) -> dict | None:
