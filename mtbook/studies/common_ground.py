@@ -32,11 +32,12 @@ import pandas as pd
 from scipy import stats as sps
 
 from mtbook.comparisons import Compared
-from mtbook.evidence import TOO_FEW, too_few
+from mtbook.evidence import TOO_FEW, borderline, too_few
 from mtlib.metaeval import MetricRanking, compare_metrics, metric_values, perm_both_stat
 from mtlib.significance import ALPHA, Comparison, Verdict, compare
 
-__all__ = ["STATISTICS", "ScoredSet", "mqm_selection", "scored_set", "restrict", "rankings", "ranking_frame", "transfer_pairs",
+__all__ = ["STATISTICS", "ScoredSet", "mqm_selection", "scored_set", "restrict", "CONSTANT", "rankings", "constant_on_top",
+           "untested", "ranking_frame", "transfer_pairs",
            "top_clusters", "stat_test", "statistic_values", "rank_tau", "vat_positions", "cluster_agreement",
            "vat_test", "cell_rows", "cross_set_test", "error_tests", "IdeaVerdict", "idea_verdict", "data_factor",
            "idea_summary"]
@@ -99,13 +100,32 @@ def restrict(s: ScoredSet, positions: Sequence[int]) -> ScoredSet:
 
 # -- the table at the top ---------------------------------------------------------------------------
 
+CONSTANT = "constant (ties all)"  # a metric that gives every translation the same score: the floor of each statistic
+
+
 def rankings(s: ScoredSet, *, n_permutations: int = 1000, seed: int | None = None,
              metrics: Sequence[str] | None = None) -> dict[str, MetricRanking]:
-    """Per statistic of :data:`STATISTICS`, the metrics best first with their rank clusters."""
+    """Per statistic of :data:`STATISTICS`, the metrics best first with their rank clusters; on
+    acc-eq with :data:`CONSTANT` among them: acc-eq credits a metric for every pair the humans tie, so
+    a metric whose calibrated ε ties nearly everything scores what a constant does (the human tie
+    share). (Not on SPA, where a constant's one-sided p-values are all 1 and its value would hang on
+    the order the systems are listed in.)"""
     names = list(s.metrics) if metrics is None else list(metrics)
-    return {label: compare_metrics({m: s.metrics[m] for m in names}, s.human, stat, average_by=by,
-                                   n_permutations=n_permutations, seed=seed)
+    scores = {m: s.metrics[m] for m in names}
+    return {label: compare_metrics(scores | ({CONSTANT: np.zeros_like(s.human)} if stat == "acc_eq" else {}), s.human,
+                                   stat, average_by=by, n_permutations=n_permutations, seed=seed)
             for label, (stat, by) in STATISTICS.items()}
+
+
+def constant_on_top(r: MetricRanking) -> bool:
+    """Whether :data:`CONSTANT` shares the top cluster: no metric is shown better than scoring every
+    translation the same, so the statistic cannot rank the metrics on this set."""
+    return dict(zip(r.names, r.ranks)).get(CONSTANT) == 1
+
+
+def untested(c: Comparison, reason: str) -> Comparison:
+    """``c`` with its p withdrawn (shown, not tested, counted by no family), for ``reason``."""
+    return dataclasses.replace(c, p=math.nan, mc_floor=math.nan, reason=reason)
 
 
 def ranking_frame(ranks: Mapping[str, Mapping[str, MetricRanking]], decimals: int = 3) -> pd.DataFrame:
@@ -128,8 +148,10 @@ def transfer_pairs(keys: Sequence[str]) -> list[tuple[str, str]]:
 
 def top_clusters(ranks: Mapping[str, Mapping[str, MetricRanking]]) -> list[dict]:
     """Per statistic, each metric's count of sets where it is in the top cluster, out of the sets
-    where it was scored (most often on top first), and per set the top cluster's size:
-    ``{stat, metrics: [{metric, top, of}], sizes: [{key, size, of}]}``."""
+    where it was scored (highest share first, then more sets, then by name), the metrics with the
+    highest share (``leaders``, :data:`CONSTANT` left out), the sets where :data:`CONSTANT` is on top
+    (``constant_on_top``), and per set the top cluster's size: ``{stat, metrics: [{metric, top, of}],
+    leaders, constant_on_top, sizes: [{key, size, of}]}``."""
     out = []
     for label in STATISTICS:
         top: dict[str, list[int]] = {}
@@ -140,8 +162,11 @@ def top_clusters(ranks: Mapping[str, Mapping[str, MetricRanking]]) -> list[dict]
         rows = [{"metric": m, "top": sum(v), "of": len(v)} for m, v in top.items()]
         sizes = [{"key": k, "size": sum(x == 1 for x in b[label].ranks), "of": len(b[label].ranks)}
                  for k, b in ranks.items()]
-        out.append({"stat": label, "metrics": sorted(rows, key=lambda x: (-x["top"] / x["of"], x["metric"])),
-                    "sizes": sizes})
+        rows = sorted(rows, key=lambda x: (-x["top"] / x["of"], -x["of"], x["metric"]))
+        real = [x for x in rows if x["metric"] != CONSTANT]
+        leaders = [x for x in real if x["top"] * real[0]["of"] == real[0]["top"] * x["of"]] if real else []
+        out.append({"stat": label, "metrics": rows, "leaders": leaders, "sizes": sizes,
+                    "constant_on_top": [k for k, b in ranks.items() if constant_on_top(b[label])]})
     return out
 
 
@@ -154,17 +179,16 @@ def stat_test(a: np.ndarray, b: np.ndarray, human: np.ndarray, label: str, *, n_
     both directions on the same draws (capped at 1); 1.0 for a tie."""
     stat, by = STATISTICS[label]
     ab = perm_both_stat(a, b, human, stat, average_by=by, n_permutations=n_permutations, seed=seed,
-                        alternative="two-sided")
+                        alternative="two-sided", swap="group" if stat == "acc_eq" else "pair")
     p = ab.pvalue
-    unit = "system pair" if stat == "acc_eq" else "segment score"
-    n_units = _pair_count(human) if stat == "acc_eq" else ab.n
+    unit = "segment" if stat == "acc_eq" else "segment score"
+    n_units = _segments_with_a_pair(human) if stat == "acc_eq" else ab.n
     return Comparison(ab.corr_a, ab.corr_b, ab.delta, p, "two-sided", ab.n, n_units, unit, 0.5 ** (n_units - 1),
                       1 / n_permutations, label, n_permutations, seed)
 
 
-def _pair_count(human: np.ndarray) -> int:
-    judged = (~np.isnan(human)).sum(axis=0)
-    return int((judged * (judged - 1) // 2).sum())
+def _segments_with_a_pair(human: np.ndarray) -> int:
+    return int(((~np.isnan(human)).sum(axis=0) >= 2).sum())
 
 
 # -- VAT as a cheaper test set ----------------------------------------------------------------------
@@ -207,7 +231,8 @@ def vat_test(s: ScoredSet, kept: Sequence[int], label: str, *, n_random: int = 1
     τ of :func:`rank_tau`) than on random subsets of the same size? One-sided, as the idea claims:
     p = (1 + random subsets with τ ≥ VAT's) / (1 + ``n_random``). As a Comparison: A is the median
     random subset, B the VAT subset, units the random subsets. Also returns ``{tau_vat,
-    tau_median, tau_low, tau_high (5th and 95th percentiles), share_below}``."""
+    tau_median, tau_low, tau_high (5th and 95th percentiles), share_below, best_p}`` (``best_p``: the p a
+    VAT subset would get with τ = 1, the same ranking as the whole set: the test's floor here)."""
     from mtbook.subsets import random_subset_masks
 
     whole = statistic_values(s, label)
@@ -220,7 +245,8 @@ def vat_test(s: ScoredSet, kept: Sequence[int], label: str, *, n_random: int = 1
     c = Comparison(med, tau_vat, tau_vat - med, p, "greater", n_random, n_random, "random subset", 1 / (1 + n_random),
                    1 / (1 + n_random), "kendall", n_random, seed)
     return c, {"tau_vat": tau_vat, "tau_median": med, "tau_low": float(np.quantile(taus, 0.05)),
-               "tau_high": float(np.quantile(taus, 0.95)), "share_below": float((taus < tau_vat - 1e-12).mean())}
+               "tau_high": float(np.quantile(taus, 0.95)), "share_below": float((taus < tau_vat - 1e-12).mean()),
+               "best_p": float((1 + (taus >= 1 - 1e-12).sum()) / (1 + n_random))}
 
 
 # -- the ensemble across sets -------------------------------------------------------------------------
@@ -332,4 +358,5 @@ def idea_summary(rows: Sequence[Compared], n_tests: int, *, alpha: float = ALPHA
     return {"verdict": idea_verdict(rows), "n": len(rows), "tested": len(tested),
             "better": sum(r.verdict is Verdict.B_BETTER for r in rows),
             "worse": sum(r.verdict is Verdict.A_BETTER for r in rows), "closest": closest, "limited": limited,
-            "factor": factor}
+            "factor": factor, "borderline": sum(borderline(r, alpha) for r in rows
+                                                if r.verdict in (Verdict.A_BETTER, Verdict.B_BETTER))}
