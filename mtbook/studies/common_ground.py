@@ -37,7 +37,7 @@ from mtlib.metaeval import MetricRanking, compare_metrics, metric_values, perm_b
 from mtlib.significance import ALPHA, Comparison, Verdict, compare
 
 __all__ = ["STATISTICS", "ScoredSet", "mqm_selection", "scored_set", "restrict", "CONSTANT", "rankings", "constant_on_top",
-           "untested", "ranking_frame", "transfer_pairs",
+           "no_better_than_constant", "untested", "ranking_frame", "transfer_pairs",
            "top_clusters", "stat_test", "statistic_values", "rank_tau", "vat_positions", "cluster_agreement",
            "vat_test", "cell_rows", "cross_set_test", "error_tests", "IdeaVerdict", "idea_verdict", "data_factor",
            "idea_summary"]
@@ -121,6 +121,19 @@ def constant_on_top(r: MetricRanking) -> bool:
     """Whether :data:`CONSTANT` shares the top cluster: no metric is shown better than scoring every
     translation the same, so the statistic cannot rank the metrics on this set."""
     return dict(zip(r.names, r.ranks)).get(CONSTANT) == 1
+
+
+def no_better_than_constant(s: ScoredSet, r: MetricRanking, *, n_permutations: int = 1000, seed: int | None = None,
+                            alpha: float = ALPHA) -> bool:
+    """Whether acc-eq's best metric (``r``: the acc-eq ranking, :func:`rankings`) is not shown better
+    than :data:`CONSTANT`: one-sided PERM-BOTH swapping whole segments (the pairs of one segment
+    share its scores), p ≥ ``alpha``. Then acc-eq cannot rank the metrics on this set: whatever they
+    score, tying every pair scores as well. (WMT's clusters swap single pairs, which can part metrics
+    that differ in the fourth decimal.)"""
+    best = next(n for n in r.names if n != CONSTANT)
+    res = perm_both_stat(np.zeros_like(s.human), s.metrics[best], s.human, "acc_eq", average_by="item",
+                         n_permutations=n_permutations, seed=seed, swap="group")
+    return res.pvalue >= alpha
 
 
 def untested(c: Comparison, reason: str) -> Comparison:
