@@ -272,7 +272,7 @@ def test_words_mark_a_holm_p_within_monte_carlo_error_as_borderline():
     f["comparisons"] = [dataclasses.asdict(r) | {"borderline": evidence.borderline(r)} for r in near]
     f["borderline"] = evidence.family_borderline(near)
     text = page("common_ground", f)
-    assert "1 of the tests, 1 of them called significant, have a Holm-adjusted p within two Monte Carlo errors" in text
+    assert "1 test is *borderline* (1 called significant): a Holm-adjusted p within two Monte Carlo errors" in text
     assert "B better, borderline |" in text
 
 
