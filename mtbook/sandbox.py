@@ -58,7 +58,9 @@ __all__ = ["Limits", "Result", "SandboxWarning", "Interrupted", "run", "isolatio
 
 ALWAYS_HIDDEN = ("/root", "/home", "/tmp", "/var/tmp", "/dev/shm", "/mnt", "/media", "/srv", "/run/user")
 WRITABLE = {"/tmp": None, "/var/tmp": 64 << 20, "/dev/shm": 64 << 20}  # private memory folders (None: tmp_size)
-WORK = "/tmp/work"  # the command's working folder, inside the sandbox
+PRIVATE = next(iter(WRITABLE))  # the sandbox's own /tmp: a fresh memory folder mounted over the system's
+WORK = os.path.join(PRIVATE, "work")  # the command's working folder, inside the sandbox
+LOG = os.path.join(PRIVATE, ".sandbox.log")  # the command's log, inside the sandbox
 LOG_TAIL = 4000  # characters of the command's log returned
 
 
@@ -206,7 +208,7 @@ def _run(argv, files, output, timeout, hide, keep, env, limits, isolated: bool) 
                "files": {name: base64.b64encode(data).decode() for name, data in files.items()}}
         if isolated:
             hidden = {os.path.realpath(p) for p in [*ALWAYS_HIDDEN, Path.home(), tempfile.gettempdir(), *hide]}
-            job.update(uid=_fresh_uid(), work=WORK, log="/tmp/.sandbox.log", env=_command_env(env, WORK),
+            job.update(uid=_fresh_uid(), work=WORK, log=LOG, env=_command_env(env, WORK),
                        hide=sorted(hidden - {"/"}),
                        keep=sorted({os.path.realpath(p) for p in [*_python_folders(), *keep]}))
         else:

@@ -178,8 +178,9 @@ def test_a_submission_cannot_write_outside_its_folder(built, tmp_path, isolated)
     folder.mkdir()
     (folder / "zoe.ipynb").write_text(b.solution.read_text())  # another student's, graded later
     name = f"planted-{uuid.uuid4().hex}"
-    targets = [tmp_path / name, out / name, folder / name, folder / "zoe.ipynb", f"/tmp/{name}", f"/var/tmp/{name}",
-               f"/dev/shm/{name}", os.path.expanduser(f"~/{name}"), assignments.source_folder() / name]
+    targets = [tmp_path / name, out / name, folder / name, folder / "zoe.ipynb",
+               *(os.path.join(shared, name) for shared in sandbox.WRITABLE),  # the machine's shared memory folders
+               os.path.expanduser(f"~/{name}"), assignments.source_folder() / name]
     write = (f"for path in {[str(t) for t in targets]!r}:\n"
              f"    try:\n"
              f"        open(path, 'w').write('{{}}')\n"

@@ -313,7 +313,10 @@ def test_williams_test_on_scores():
 
 # --- agreement with mt-metrics-eval's own code ---------------------------------------------------
 
-MTME_GIT = Path(os.environ.get("MTME_GIT_DIR", "/work/.mirror/google-research+mt-metrics-eval/repo"))
+# a local git snapshot of google-research/mt-metrics-eval: MTME_GIT_DIR, else the tool library's mirror
+# beside the project (../.mirror), as the data root sits beside it (../shared)
+MTME_GIT = Path(os.environ.get("MTME_GIT_DIR") or Path(__file__).resolve().parents[2] / ".mirror"
+                / "google-research+mt-metrics-eval" / "repo")
 
 
 @pytest.fixture(scope="module")
