@@ -707,7 +707,7 @@ def interval_differences(evaluations: Mapping[tuple[str, str, bool], Evaluation]
     """Per key and setting (the own-pair evaluations): RegEMT minus the best single metric
     (:func:`best_single`) and the 95% interval of that difference, both columns read on the same
     resamples of the test sources (:func:`paired_difference`; with ``seed``, the resamples of
-    :func:`interval_table`). Two intervals that overlap show no difference; this one asks for it.
+    :func:`interval_table`). Two overlapping intervals settle nothing; this one asks the question itself.
     Columns ``evaluation set, setting, best, difference, low, high``."""
     rows = []
     for key in keys:
