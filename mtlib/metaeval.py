@@ -3,7 +3,8 @@ accuracy, PERM-BOTH on any of them into significance matrices and rank clusters,
 re-implements (vectorised) the google-research/mt-metrics-eval function its docstring names.
 
 Scores: a vector (systems) or a systems × segments matrix, or ``{system: score or [segment scores]}``
-aligned on the human's keys. A ``None``/NaN human score (not judged) leaves the item out. ``average_by``:
+aligned on the human's keys; segment scores beside human *system* scores (WMT19's DA) give a statistic of
+the system means. A ``None``/NaN human score (not judged) leaves the item out. ``average_by``:
 ``none`` pools all judged items, ``item`` groups by segment (WMT23/24), ``sys`` by system; a grouped
 statistic is the mean over the groups where it is defined (mt-metrics-eval's ``_Reshape``)."""
 
@@ -41,9 +42,11 @@ def _array(x, systems: list | None = None) -> np.ndarray:
 def _pair(metric, human, who: str) -> tuple[np.ndarray, np.ndarray]:
     h = _array(human)
     m = _array(metric, list(human) if isinstance(human, Mapping) else None)
-    if m.shape != h.shape or h.ndim not in (1, 2):
+    from_segments = h.ndim == 1 and m.ndim == 2 and len(m) == len(h)  # system scores = segment means
+    if (m.shape != h.shape and not from_segments) or h.ndim not in (1, 2):
         raise ValueError(f"{who}: metric scores of shape {m.shape}, human scores of shape {h.shape}; give a vector "
-                         "(systems) or a systems × segments matrix of each")
+                         "(systems) or a systems × segments matrix of each, or a matrix of metric scores beside a "
+                         "vector of human system scores")
     if np.isnan(m[~np.isnan(h)]).any():
         raise ValueError(f"{who}: NaN metric scores on judged items")
     return m, h
@@ -185,6 +188,11 @@ def _setup(metrics: list, human, statistic: str, average_by: str, labels, who: s
     if average_by not in AVERAGE_BY:
         raise ValueError(f"unknown average_by {average_by!r}; valid: {list(AVERAGE_BY)}")
     pairs = [_pair(m, human, who) for m in metrics]
+    if len({m.shape for m, _ in pairs}) > 1:
+        raise ValueError(f"{who}: metric scores of different shapes {sorted({m.shape for m, _ in pairs})}; give every "
+                         "metric's scores of the same items")
+    if pairs[0][0].ndim > pairs[0][1].ndim:
+        return _setup_from_segments(pairs, statistic, average_by, labels)
     h = _spa_cells(pairs[0][1]) if statistic == "spa" else pairs[0][1]
     if h.ndim == 1 and average_by != "none":
         raise ValueError(f"average_by={average_by!r} needs a systems × segments matrix")
@@ -216,6 +224,40 @@ def _setup(metrics: list, human, statistic: str, average_by: str, labels, who: s
     raise ValueError(f"unknown statistic {statistic!r}; valid: {list(STATISTICS)}")
 
 
+def _snap_ties(s: np.ndarray, rel: float = 1e-12) -> np.ndarray:
+    """Per row, values within ``rel`` × its largest |value| of the next smaller one set to the smallest of
+    their run: means of equal scores summed in another order differ in the last bits, and must tie."""
+    if s.size == 0:
+        return s
+    order = np.argsort(s, axis=1, kind="stable")
+    v = np.take_along_axis(s, order, axis=1)
+    tol = rel * np.abs(v).max(axis=1, keepdims=True)
+    new = np.ones(v.shape, bool)
+    new[:, 1:] = np.diff(v, axis=1) > tol
+    first = np.maximum.accumulate(np.where(new, np.arange(v.shape[1]), 0), axis=1)
+    out = np.empty_like(s)
+    np.put_along_axis(out, order, np.take_along_axis(v, first, axis=1), axis=1)
+    return out
+
+
+def _setup_from_segments(pairs, statistic: str, average_by: str, labels):
+    """:func:`_setup` for segment scores beside system scores: the items are the judged systems' cells (which
+    PERM-BOTH swaps one by one, as Deutsch et al. at system level), the statistic that of the system means."""
+    if statistic not in (*METHODS, "accuracy") or average_by != "none" or labels is not None:
+        raise ValueError(f"segment scores beside human system scores: a correlation or 'accuracy', without average_by "
+                         f"or labels; got {statistic!r} with average_by={average_by!r}, labels={labels!r}")
+    judged = ~np.isnan(pairs[0][1])
+    y, n_seg = pairs[0][1][judged], pairs[0][0].shape[1]
+    i, j = np.triu_indices(len(y), 1)
+
+    def f(b):  # means of equal scores summed in another order must tie
+        s = _snap_ties(b.reshape(len(b), len(y), n_seg).mean(axis=-1))
+        if statistic in METHODS:
+            return grouped_correlation(s, y, None, statistic)
+        return (np.sign(s[:, i] - s[:, j]) == np.sign(y[i] - y[j])).mean(axis=1)
+    return [m[judged].ravel() for m, _ in pairs], y, [np.arange(len(y))], f
+
+
 def metric_values(metrics: Mapping[str, object], human, statistic: str = "pearson", *, average_by: str = "none",
                   labels: Sequence | None = None) -> dict[str, float]:
     """Each metric's statistic on the same judged items, all in one batch: with ``spa`` one set of
@@ -229,16 +271,17 @@ def perm_both_stat(a, b, human, statistic: str = "pearson", *, average_by: str =
                    labels: Sequence | None = None, n_permutations: int = 1000,
                    seed: int | None = None, alternative: str = "greater", swap: str = "pair") -> PermutationResult:
     """PERM-BOTH: one-sided p of "``b`` scores better than ``a``" on a statistic of :data:`STATISTICS`
-    (``corr_a``/``corr_b`` hold its values), as mt-metrics-eval's ``ComputeSigMatrix``. A correlation,
-    ``accuracy`` (system level; pairs inside one of ``labels``, e.g. language pairs, pooled) or ``spa``:
-    ``stats.PermutationSigDiff``, both metrics z-scored over the judged items, each item's two scores
-    swapped with probability 1/2 (:func:`mtlib.significance.perm_both`'s draws: same seed, same p for a
-    correlation). ``acc_eq``: ``stats.PairwisePermutationSigDiff`` (WMT23/24), each metric's ε
-    calibrated once, each pair's outcome (right or wrong) swapped between the metrics with probability 1/2.
-    ``alternative="two-sided"``: twice the smaller one-sided p on the same draws (capped at 1; 1 for a tie),
-    the p that testing both directions with one seed gives, at half the cost. ``swap="group"`` (``acc_eq``
-    only): all pairs of one group (e.g. one segment, ``average_by="item"``) swapped together, for pairs
-    that are not independent of one another."""
+    (``corr_a``/``corr_b`` hold its values), as mt-metrics-eval's ``ComputeSigMatrix``. A correlation, ``accuracy``
+    (system level; pairs inside one of ``labels``, e.g. language pairs, pooled) or ``spa``:
+    ``stats.PermutationSigDiff``, both metrics z-scored over the judged items, each item's two scores swapped with
+    probability 1/2 (:func:`mtlib.significance.perm_both`'s draws: same seed, same p for a correlation). ``acc_eq``:
+    ``stats.PairwisePermutationSigDiff`` (WMT23/24), each metric's ε calibrated once, each pair's outcome (right or
+    wrong) swapped between the metrics with probability 1/2. Segment scores beside human system scores: each cell
+    swapped, the system means taken again. p is NaN where a statistic is undefined (e.g. a metric's system means all
+    equal). ``alternative="two-sided"``: twice the smaller one-sided p on the same draws (capped at 1; 1 for a tie),
+    the p that testing both directions with one seed gives, at half the cost. ``swap="group"`` (``acc_eq`` only):
+    all pairs of one group (e.g. one segment, ``average_by="item"``) swapped together, for pairs that are not
+    independent of one another."""
     if swap not in ("pair", "group") or (swap == "group" and statistic != "acc_eq"):
         raise ValueError(f"perm_both_stat: swap must be 'pair', or 'group' with acc_eq; got {swap!r} with {statistic!r}")
     if alternative not in ("greater", "two-sided"):
@@ -260,14 +303,16 @@ def perm_both_stat(a, b, human, statistic: str = "pearson", *, average_by: str =
             return np.where(rng.random((k, width)) < 0.5, -1.0, 1.0) @ v
     else:
         za, zb = ((x - x.mean()) / (x.std() or 1.0) for x in (xa, xb))
-        (stat_a, stat_b), width = f(np.stack([za, zb])), len(y)
+        (stat_a, stat_b), width = f(np.stack([za, zb])), len(xa)  # items: len(y), or cells of segment scores
 
         def draw(k: int) -> np.ndarray:
-            swap = rng.random((k, len(y))) < 0.5
+            swap = rng.random((k, width)) < 0.5
             return f(np.where(swap, za, zb)) - f(np.where(swap, zb, za))
     size = max(1, _CHUNK // max(1, width))
     deltas = np.concatenate([draw(min(size, n_permutations - s)) for s in range(0, n_permutations, size)])
     delta = float(stat_b - stat_a)
+    if not math.isfinite(delta):  # a statistic undefined on these items (e.g. constant system means): no test
+        return PermutationResult(float(stat_a), float(stat_b), delta, math.nan, n_permutations, len(y), statistic)
     p = float(np.mean(np.nan_to_num(deltas, nan=-np.inf) >= delta - 1e-12))
     if alternative == "two-sided":  # the reverse claim's draws are these negated
         below = float(np.mean(np.nan_to_num(deltas, nan=np.inf) <= delta + 1e-12))
@@ -337,9 +382,9 @@ def williams(r_a: float, r_b: float, r_ab: float, n: int, *, alternative: str = 
     """Williams' test (Williams 1959; Graham and Baldwin 2014, eq. 3) of "A correlates better with the
     humans than B", r_a = r(human, A), r_b = r(human, B), r_ab = r(A, B) over n items:
     t = (r_a − r_b) √((n − 1)(1 + r_ab)) / √(2 (n − 1)/(n − 3) |R| + ((r_a + r_b)/2)² (1 − r_ab)³),
-    |R| = 1 − r_a² − r_b² − r_ab² + 2 r_a r_b r_ab, n − 3 df. Returns (t, p), p = P(T ≥ t)
-    (``greater``) or two-sided; ``stats.WilliamsTest`` gives P(T ≥ |t|), the same when r_a ≥ r_b.
-    (nan, nan) for n ≤ 3 or an undefined correlation."""
+    |R| = 1 − r_a² − r_b² − r_ab² + 2 r_a r_b r_ab, n − 3 df. Returns (t, p), p = P(T ≥ t) (``greater``) or
+    two-sided; ``stats.WilliamsTest`` gives P(T ≥ |t|), the same when r_a ≥ r_b. (nan, nan) for n ≤ 3 or an
+    undefined correlation."""
     if alternative not in ("greater", "two-sided"):
         raise ValueError(f"williams: unknown alternative {alternative!r}")
     if n <= 3 or any(math.isnan(r) for r in (r_a, r_b, r_ab)):
@@ -357,6 +402,9 @@ def williams_test(a, b, human, method: str = "pearson", *, alternative: str = "g
     if method not in METHODS:
         raise ValueError(f"unknown correlation method {method!r}; valid: {list(METHODS)}")
     (xa, xb), y, _, _ = _setup([a, b], human, method, "none", None, "williams_test")
+    if len(xa) != len(y):
+        raise ValueError("williams_test: give scores of the same items as the human scores (system scores beside "
+                         "human system scores), not segment scores beside system scores")
     r_a, r_b = (float(r) for r in row_correlations(np.stack([xa, xb]), y, method))
     r_ab = float(row_correlations(xa[None], xb, method)[0])
     return WilliamsResult(r_a, r_b, r_ab, *williams(r_a, r_b, r_ab, len(y), alternative=alternative), len(y))

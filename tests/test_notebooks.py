@@ -80,7 +80,6 @@ def test_unknown_profile_and_notebook_named_in_error(tmp_path):
 
 
 NEEDS_NO_DATA = ["own_data"]  # runs on the example folder that ships with mtlib
-TABLES_ONLY = ["common_ground"]  # WMT's cluster table and the page's tests: no figure yet
 
 
 @requires_data
@@ -93,8 +92,7 @@ def test_notebook_runs_on_small_profile(name, tmp_path):
     assert nbr.output_problems(out) == []
     nb = json.loads(out.read_text())
     assert nb["metadata"]["mtlib"]["profile"] == "small"
-    if name not in TABLES_ONLY:
-        assert any("image/png" in o.get("data", {}) for c in nb["cells"] for o in c.get("outputs", []))
+    assert any("image/png" in o.get("data", {}) for c in nb["cells"] for o in c.get("outputs", []))
     assert (REPO.book / f"{name}.ipynb").read_bytes() == published  # tests never write into book/
 
 

@@ -1,14 +1,15 @@
 """The common-ground chapter ("Which idea survives?"): the four papers' ideas on the same MQM sets,
 meta-evaluated as the WMT metrics tasks of 2021–2024 do, as tables and findings.
 
-Every set is one :class:`ScoredSet`: the MT systems with an MQM system score, the segments judged,
-the MQM segment scores (systems × segments, NaN where not judged) and each metric's segment
-scores, *oriented* (higher is better: TER, Otem and Utem enter negated), so that every statistic
-reads "higher is closer to the humans".
+Every set is one :class:`ScoredSet`: the MT systems with a human system score, the segments, the
+human scores (on an MQM set systems × segments, NaN where not judged; on a DA set such as WMT19's,
+one score per system) and each metric's segment scores, *oriented* (higher is better: TER, WMD, Otem
+and Utem enter negated), so that every statistic reads "higher is closer to the humans".
 
 * :func:`rankings` — each metric's soft pairwise accuracy (system level, Thompson et al. 2024)
-  and acc-eq (segment level, grouped by item, Deutsch et al. 2023) with its rank cluster
-  (:func:`mtlib.metaeval.compare_metrics`);
+  and acc-eq (segment level, grouped by item, Deutsch et al. 2023) on an MQM set, or pairwise
+  accuracy (system level, Kocmi et al. 2021) on a DA set, with its rank cluster
+  (:func:`mtlib.metaeval.compare_metrics`); :func:`plot_clusters` draws the system-level ones;
 * one function per idea, each returning entries of the page's family
   (:func:`mtbook.comparisons.family`, Holm over the page): :func:`stat_test` (difficulty
   weighting: PERM-BOTH on SPA or acc-eq, two-sided), :func:`vat_test` (the VAT subset's ranking
@@ -36,20 +37,25 @@ from mtbook.evidence import TOO_FEW, borderline, too_few
 from mtlib.metaeval import MetricRanking, compare_metrics, metric_values, perm_both_stat
 from mtlib.significance import ALPHA, Comparison, Verdict, compare
 
-__all__ = ["STATISTICS", "ScoredSet", "mqm_selection", "scored_set", "restrict", "CONSTANT", "rankings", "constant_on_top",
+__all__ = ["STATISTICS", "SYSTEM_STATISTICS", "ScoredSet", "statistics_of", "mqm_selection", "scored_set", "restrict", "CONSTANT", "rankings", "constant_on_top",
            "no_better_than_constant", "untested", "ranking_frame", "transfer_pairs",
-           "top_clusters", "stat_test", "statistic_values", "rank_tau", "vat_positions", "cluster_agreement",
+           "top_clusters", "plot_clusters", "stat_test", "statistic_values", "rank_tau", "vat_positions", "cluster_agreement",
            "vat_test", "cell_rows", "cross_set_test", "error_tests", "IdeaVerdict", "idea_verdict", "data_factor",
            "idea_summary"]
 
-# the page's two statistics: name -> (mtlib.metaeval statistic, average_by)
+# the page's statistics on an MQM set: name -> (mtlib.metaeval statistic, average_by)
 STATISTICS = {"SPA": ("spa", "none"), "acc-eq": ("acc_eq", "item")}
+# on a set with human system scores only (WMT19 DA): pairwise accuracy of the systems' mean segment scores
+SYSTEM_STATISTICS = {"pairwise accuracy": ("accuracy", "none")}
+_ALL_STATISTICS = STATISTICS | SYSTEM_STATISTICS
 
 
 @dataclass(frozen=True)
 class ScoredSet:
-    """One MQM set, scored once: ``human`` and each of ``metrics`` are systems × segments arrays
-    (metrics oriented, higher is better; human NaN where not judged)."""
+    """One set, scored once: each of ``metrics`` is a systems × segments array (oriented, higher is
+    better); ``human`` is one too on an MQM set (NaN where not judged), or a vector of system scores
+    on a DA set. ``undefined``: per metric, the segment scores it could not give (an SCM or WMD with no
+    word that has a vector on a side), set to that metric's lowest score on the set."""
 
     key: str
     systems: tuple[str, ...]
@@ -57,6 +63,13 @@ class ScoredSet:
     sources: tuple[str, ...]  # the source text of each segment
     human: np.ndarray
     metrics: dict[str, np.ndarray]
+    undefined: dict[str, int] = dataclasses.field(default_factory=dict)
+
+
+def statistics_of(s: ScoredSet) -> dict[str, tuple[str, str]]:
+    """The page's statistics for ``s``: :data:`STATISTICS` with human segment scores,
+    :data:`SYSTEM_STATISTICS` with human system scores only."""
+    return STATISTICS if s.human.ndim == 2 else SYSTEM_STATISTICS
 
 
 def mqm_selection(human_sys: Mapping[str, float | None], human_seg: Mapping[str, Sequence[float | None]],
@@ -72,10 +85,13 @@ def mqm_selection(human_sys: Mapping[str, float | None], human_seg: Mapping[str,
 
 
 def scored_set(key: str, systems: Sequence[str], segments: Sequence[int], sources: Sequence[str],
-               human_seg: Mapping[str, Sequence[float | None]], metrics: Mapping[str, Mapping[str, Sequence[float]]],
-               signs: Mapping[str, int]) -> ScoredSet:
-    """A :class:`ScoredSet` from per-system lists (``metrics``: name -> system -> segment scores,
-    ``signs``: name -> +1 or −1, the orientation)."""
+               human: Mapping[str, Sequence[float | None] | float | None],
+               metrics: Mapping[str, Mapping[str, Sequence[float]]], signs: Mapping[str, int]) -> ScoredSet:
+    """A :class:`ScoredSet` from per-system lists (``human``: system -> segment scores, or system ->
+    system score for a DA set; ``metrics``: name -> system -> segment scores; ``signs``: name -> +1
+    or −1, the orientation). A metric's undefined segment scores (NaN, or an infinite WMD) take its
+    lowest oriented score on the set, counted in ``undefined``: a pair with nothing to compare is
+    scored as the worst translation, not dropped from one metric only."""
     def matrix(per_system, what):
         m = np.array([[math.nan if v is None else v for v in per_system[s]] for s in systems], float)
         if m.shape != (len(systems), len(segments)):
@@ -87,15 +103,30 @@ def scored_set(key: str, systems: Sequence[str], segments: Sequence[int], source
     missing = [m for m in metrics if m not in signs]
     if missing:
         raise ValueError(f"{key}: no orientation (sign) for metrics {missing}")
-    return ScoredSet(key, tuple(systems), tuple(segments), tuple(sources), matrix(human_seg, "the human scores"),
-                     {m: signs[m] * matrix(v, m) for m, v in metrics.items()})
+    if any(s not in human for s in systems):
+        raise ValueError(f"{key}: no human score for systems {[s for s in systems if s not in human]}")
+    if all(v is None or np.ndim(v) == 0 for v in human.values()):
+        h = np.array([math.nan if human[s] is None else human[s] for s in systems], float)
+    else:
+        h = matrix(human, "the human scores")
+    oriented, undefined = {}, {}
+    for m, v in metrics.items():
+        x = signs[m] * matrix(v, m)
+        bad = ~np.isfinite(x)
+        if bad.all():
+            raise ValueError(f"{key}: metric {m} has no defined score")
+        if bad.any():
+            x[bad], undefined[m] = x[~bad].min(), int(bad.sum())
+        oriented[m] = x
+    return ScoredSet(key, tuple(systems), tuple(segments), tuple(sources), h, oriented, undefined)
 
 
 def restrict(s: ScoredSet, positions: Sequence[int]) -> ScoredSet:
     """``s`` on the segments at ``positions`` (e.g. a VAT subset)."""
     p = list(positions)
     return ScoredSet(s.key, s.systems, tuple(s.segments[i] for i in p), tuple(s.sources[i] for i in p),
-                     s.human[:, p], {m: x[:, p] for m, x in s.metrics.items()})
+                     s.human if s.human.ndim == 1 else s.human[:, p], {m: x[:, p] for m, x in s.metrics.items()},
+                     s.undefined)
 
 
 # -- the table at the top ---------------------------------------------------------------------------
@@ -105,7 +136,7 @@ CONSTANT = "constant (ties all)"  # a metric that gives every translation the sa
 
 def rankings(s: ScoredSet, *, n_permutations: int = 1000, seed: int | None = None,
              metrics: Sequence[str] | None = None) -> dict[str, MetricRanking]:
-    """Per statistic of :data:`STATISTICS`, the metrics best first with their rank clusters; on
+    """Per statistic of ``s`` (:func:`statistics_of`), the metrics best first with their rank clusters; on
     acc-eq with :data:`CONSTANT` among them: acc-eq credits a metric for every pair the humans tie, so
     a metric whose calibrated ε ties nearly everything scores what a constant does (the human tie
     share). (Not on SPA, where a constant's one-sided p-values are all 1 and its value would hang on
@@ -114,7 +145,7 @@ def rankings(s: ScoredSet, *, n_permutations: int = 1000, seed: int | None = Non
     scores = {m: s.metrics[m] for m in names}
     return {label: compare_metrics(scores | ({CONSTANT: np.zeros_like(s.human)} if stat == "acc_eq" else {}), s.human,
                                    stat, average_by=by, n_permutations=n_permutations, seed=seed)
-            for label, (stat, by) in STATISTICS.items()}
+            for label, (stat, by) in statistics_of(s).items()}
 
 
 def constant_on_top(r: MetricRanking) -> bool:
@@ -166,36 +197,65 @@ def top_clusters(ranks: Mapping[str, Mapping[str, MetricRanking]]) -> list[dict]
     (``constant_on_top``), and per set the top cluster's size: ``{stat, metrics: [{metric, top, of}],
     leaders, constant_on_top, sizes: [{key, size, of}]}``."""
     out = []
-    for label in STATISTICS:
+    for label in [k for k in _ALL_STATISTICS if any(k in b for b in ranks.values())]:
         top: dict[str, list[int]] = {}
-        for by_stat in ranks.values():
+        for by_stat in [b for b in ranks.values() if label in b]:
             r = by_stat[label]
             for name, rank in zip(r.names, r.ranks):
                 top.setdefault(name, []).append(int(rank == 1))
         rows = [{"metric": m, "top": sum(v), "of": len(v)} for m, v in top.items()]
         sizes = [{"key": k, "size": sum(x == 1 for x in b[label].ranks), "of": len(b[label].ranks)}
-                 for k, b in ranks.items()]
+                 for k, b in ranks.items() if label in b]
         rows = sorted(rows, key=lambda x: (-x["top"] / x["of"], -x["of"], x["metric"]))
         real = [x for x in rows if x["metric"] != CONSTANT]
         leaders = [x for x in real if x["top"] * real[0]["of"] == real[0]["top"] * x["of"]] if real else []
         out.append({"stat": label, "metrics": rows, "leaders": leaders, "sizes": sizes,
-                    "constant_on_top": [k for k, b in ranks.items() if constant_on_top(b[label])]})
+                    "constant_on_top": [k for k, b in ranks.items() if label in b and constant_on_top(b[label])]})
     return out
+
+
+def plot_clusters(ranks: Mapping[str, Mapping[str, MetricRanking]], *, columns: int = 3):
+    """One panel per set: each metric's system-level statistic (SPA on an MQM set, pairwise accuracy
+    on a DA set), best at the top, a filled dot for the top cluster and an open one below it.
+    (matplotlib is imported here, so the study runs without it.)"""
+    import matplotlib.pyplot as plt
+
+    panels = [(k, label, b[label]) for k, b in ranks.items() for label in ("SPA", *SYSTEM_STATISTICS) if label in b]
+    rows = -(-len(panels) // columns)
+    height = max(len(r.names) for _, _, r in panels) * 0.24 + 1.0
+    fig, axes = plt.subplots(rows, columns, figsize=(9, height * rows), squeeze=False)
+    for ax, (key, label, r) in zip(axes.ravel(), panels):
+        y = np.arange(len(r.names))[::-1]
+        top = np.array(r.ranks) == 1
+        ax.scatter(np.array(r.scores)[top], y[top], color="C0", zorder=3, label="top cluster")
+        ax.scatter(np.array(r.scores)[~top], y[~top], facecolors="white", edgecolors="C0", zorder=3, label="below it")
+        ax.set_yticks(y, r.names, fontsize=9)
+        ax.tick_params(axis="x", labelsize=9)
+        ax.grid(axis="x", color="0.9")
+        ax.set_title(f"{key}\n{label}", fontsize=10)
+    for ax in axes.ravel()[len(panels):]:
+        ax.set_visible(False)
+    axes[0, 0].legend(fontsize=9, loc="lower right")
+    fig.tight_layout()
+    return fig
 
 
 # -- one test of a page statistic: difficulty weighting -------------------------------------------
 
 def stat_test(a: np.ndarray, b: np.ndarray, human: np.ndarray, label: str, *, n_permutations: int = 1000,
               seed: int | None = None) -> Comparison:
-    """Is ``b`` better than ``a`` on the page statistic ``label`` (:data:`STATISTICS`)? PERM-BOTH
+    """Is ``b`` better than ``a`` on the page statistic ``label`` (:data:`STATISTICS`, or
+    :data:`SYSTEM_STATISTICS` with ``human`` a vector of system scores)? PERM-BOTH
     (:func:`mtlib.metaeval.perm_both_stat`), two-sided: twice the smaller of the two one-sided p's,
-    both directions on the same draws (capped at 1); 1.0 for a tie."""
-    stat, by = STATISTICS[label]
+    both directions on the same draws (capped at 1); 1.0 for a tie. Its units: segments (acc-eq,
+    swapped whole) or single segment scores."""
+    stat, by = _ALL_STATISTICS[label]
     ab = perm_both_stat(a, b, human, stat, average_by=by, n_permutations=n_permutations, seed=seed,
                         alternative="two-sided", swap="group" if stat == "acc_eq" else "pair")
     p = ab.pvalue
     unit = "segment" if stat == "acc_eq" else "segment score"
-    n_units = _segments_with_a_pair(human) if stat == "acc_eq" else ab.n
+    n_units = (_segments_with_a_pair(human) if stat == "acc_eq" else
+               int(np.isfinite(human).sum()) * np.shape(a)[1] if np.ndim(human) == 1 else ab.n)
     return Comparison(ab.corr_a, ab.corr_b, ab.delta, p, "two-sided", ab.n, n_units, unit, 0.5 ** (n_units - 1),
                       1 / n_permutations, label, n_permutations, seed)
 
@@ -208,9 +268,9 @@ def _segments_with_a_pair(human: np.ndarray) -> int:
 
 def statistic_values(s: ScoredSet, label: str, metrics: Sequence[str] | None = None) -> dict[str, float]:
     """Each metric's page statistic ``label`` on ``s`` (SPA with its 1,000 seeded draws; acc-eq
-    grouped by item, its ε calibrated)."""
+    grouped by item, its ε calibrated; pairwise accuracy of the systems' mean segment scores)."""
     names = list(s.metrics) if metrics is None else list(metrics)
-    stat, by = STATISTICS[label]
+    stat, by = statistics_of(s)[label]
     return metric_values({m: s.metrics[m] for m in names}, s.human, stat, average_by=by)
 
 
