@@ -275,9 +275,41 @@ def render_cells(source_cells: list[Mapping], executed_cells: list[dict], *, nam
                 out += injected
             continue
         cell = {k: v for k, v in src.items() if k != "source"}
-        cell["source"] = render_template(_text(src["source"]), findings, where=f"{name}, cell {index}", macros=macros)
+        cell["source"] = long_tables_as_lists(render_template(_text(src["source"]), findings,
+                                                              where=f"{name}, cell {index}", macros=macros))
         out.append(cell)
     return out
+
+
+_PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_PIPE_RULE = re.compile(r"^\s*\|(\s*:?-+:?\s*\|)+\s*$")
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+_LIST_MARK = re.compile(r"^([-+*#>]|\d{1,9}[.)](\s|$))")
+
+
+def long_tables_as_lists(text: str, limit: int = 120) -> str:
+    """Every pipe table of more than ``limit`` words as a MyST ``list-table``, one row per block: a reader's
+    paragraph limit counts a pipe table as one block (it cannot hold a blank line); the HTML is the same table."""
+    lines, out, i = text.split("\n"), [], 0
+    while i < len(lines):
+        end = i + 2
+        if _PIPE_ROW.match(lines[i]) and end <= len(lines) and _PIPE_RULE.match(lines[i + 1]):
+            while end < len(lines) and _PIPE_ROW.match(lines[end]):
+                end += 1
+            rows = [lines[i], *lines[i + 2:end]]
+            if len(" ".join(rows).split()) > limit:
+                # a blank line first: right after a directive's opening line, ":::" would read as its options
+                out += ([""] if out and out[-1].strip() else []) + [":::{list-table}", ":header-rows: 1", ""]
+                for row in rows:
+                    cells = [c.strip().replace("\\|", "|") for c in _CELL_SPLIT.split(row.strip()[1:-1])]
+                    cells = [_LIST_MARK.sub(r"\\\1", c) if c else "&nbsp;" for c in cells]  # not a nested list
+                    out += [("* - " if k == 0 else "  - ") + c for k, c in enumerate(cells)] + [""]
+                out[-1] = ":::"
+                i = end
+                continue
+        out.append(lines[i])
+        i += 1
+    return "\n".join(out)
 
 
 def _text(source: str | list[str]) -> str:

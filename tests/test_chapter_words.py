@@ -234,3 +234,16 @@ def test_otem_utem_words_with_several_references_and_no_original():
     # the Conclusion: at most six bullets of at most ~50 words
     bullets = text.split("## Conclusion")[1].split(" Data: ")[0].split(" * ")[1:]
     assert 3 <= len(bullets) <= 6 and all(len(b.split()) <= 55 for b in bullets), bullets
+
+
+def test_a_long_pipe_table_becomes_a_list_table_of_one_block_per_row():
+    """The book's paragraph limit counts a pipe table as one block; over 120 words it is written as a list-table
+    (same HTML table), its cells kept as written (escaped pipes unescaped, a leading minus not read as a list)."""
+    rows = "".join(f"| d{i} | -0.{i} | a\\|b {'w ' * 12}|\n" for i in range(10))
+    text = "```{dropdown} All\n| set | delta | note |\n|:--|--:|:--|\n" + rows + "```"
+    out = words.long_tables_as_lists(text)
+    assert out.startswith("```{dropdown} All\n\n:::{list-table}\n:header-rows: 1\n\n* - set\n  - delta\n  - note\n\n")
+    assert "* - d3\n  - \\-0.3\n  - a|b w" in out and out.endswith("\n:::\n```")
+    assert max(len(b.split()) for b in out.split("\n\n")) <= 120
+    short = "| a | b |\n|---|---|\n| 1 | 2 |"
+    assert words.long_tables_as_lists(short) == short  # short tables stay pipe tables
